@@ -1,0 +1,72 @@
+/**
+ * One base error with a closed set of codes. The CLI prints `message` and `code` (never a stack
+ * trace unless --debug); the HTTP API maps codes to status codes.
+ */
+export const ERROR_CODES = [
+  'INVALID_INPUT', // bad user input in general (a flag value, a file that cannot be read)
+  'VALIDATION_FAILED', // a plan failed validation; `diagnostics` says where and why
+  'ILLEGAL_TRANSITION', // a status move its driver may not make
+  'NOT_FOUND', // a plan, node, template or tool that does not exist
+  'CONFLICT', // e.g. answering twice with a different text, a lost lease
+  'TOOL_FAILED', // a tool threw; `retryable` says whether another attempt may help
+  'DATABASE', // the store could not do its work
+  'CONFIG', // configuration could not be resolved
+  'INTERNAL', // a bug
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class DotplanError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DotplanError';
+    this.code = code;
+  }
+}
+
+export class NotFoundError extends DotplanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NOT_FOUND', message, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends DotplanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONFLICT', message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+export class InvalidInputError extends DotplanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INVALID_INPUT', message, options);
+    this.name = 'InvalidInputError';
+  }
+}
+
+/** A tool failure. `retryable: false` (like Temporal's nonRetryable) stops further attempts. */
+export class ToolError extends DotplanError {
+  readonly retryable: boolean;
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super('TOOL_FAILED', message, options);
+    this.name = 'ToolError';
+    this.retryable = options?.retryable ?? true;
+  }
+}
+
+/** Turns anything thrown into an Error, keeping the original as `cause`. */
+export function coerceError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  if (typeof value === 'string') return new Error(value);
+  try {
+    return new Error(JSON.stringify(value), { cause: value });
+  } catch {
+    return new Error(String(value), { cause: value });
+  }
+}
+
+/** True for errors a user caused (shown without a stack trace). */
+export function isUserError(error: unknown): error is DotplanError {
+  return error instanceof DotplanError && error.code !== 'INTERNAL';
+}

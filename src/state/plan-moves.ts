@@ -1,0 +1,44 @@
+import { DotplanError } from '../errors/errors.js';
+import type { Driver, PlanStatus } from '../model/types.js';
+
+/**
+ * Plan statuses: draft → awaiting_review (review required) → running → completed | failed |
+ * cancelled | rejected; paused is entered and left by an operator.
+ */
+const PLAN_MOVES: ReadonlyArray<readonly [PlanStatus, PlanStatus, ReadonlyArray<Driver>]> = [
+  ['draft', 'awaiting_review', ['engine', 'operator']],
+  ['draft', 'running', ['engine', 'operator']],
+  ['awaiting_review', 'running', ['person', 'operator']], // approved
+  ['awaiting_review', 'rejected', ['person', 'operator']],
+  ['running', 'completed', ['engine']],
+  ['running', 'failed', ['engine']],
+  ['running', 'paused', ['operator']],
+  ['paused', 'running', ['operator']],
+  ['draft', 'cancelled', ['operator']],
+  ['awaiting_review', 'cancelled', ['operator']],
+  ['running', 'cancelled', ['operator']],
+  ['paused', 'cancelled', ['operator']],
+  ['failed', 'running', ['operator']], // an operator retried a failed node
+];
+
+export const FINISHED_PLAN_STATUSES: ReadonlySet<PlanStatus> = new Set(['completed', 'failed', 'cancelled', 'rejected']);
+
+export class IllegalPlanTransitionError extends DotplanError {
+  constructor(plan: string, from: PlanStatus, to: PlanStatus, driver: Driver) {
+    const allowed = PLAN_MOVES.filter(([f, , d]) => f === from && d.includes(driver)).map(([, t]) => t);
+    super(
+      'ILLEGAL_TRANSITION',
+      `plan ${plan}: ${driver} may not move it from ${from} to ${to}` +
+        (allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : `; a ${from} plan cannot be moved by the ${driver}`),
+    );
+    this.name = 'IllegalPlanTransitionError';
+  }
+}
+
+export function canMovePlan(from: PlanStatus, to: PlanStatus, driver: Driver): boolean {
+  return PLAN_MOVES.some(([f, t, d]) => f === from && t === to && d.includes(driver));
+}
+
+export function assertPlanMove(plan: string, from: PlanStatus, to: PlanStatus, driver: Driver): void {
+  if (!canMovePlan(from, to, driver)) throw new IllegalPlanTransitionError(plan, from, to, driver);
+}
