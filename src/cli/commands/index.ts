@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import type { CliIO } from '../io.js';
+import { registerPlanCommands } from './plan.js';
+import { registerRenderCommand } from './render.js';
+import { registerTemplateCommands } from './template.js';
+import { registerValidateCommand } from './validate.js';
+
+export type GetContext = (command: Command) => Promise<CliContext>;
+
+export function registerCommands(program: Command, getContext: GetContext, io: CliIO): void {
+  registerValidateCommand(program, getContext);
+  registerRenderCommand(program, getContext);
+  registerTemplateCommands(program, getContext);
+  registerPlanCommands(program, getContext);
+  void io;
+}

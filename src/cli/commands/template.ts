@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { listTemplates, loadTemplate } from '../../templates/index.js';
+import { formatTable, printJson } from '../io.js';
+import type { GetContext } from './index.js';
+
+export function registerTemplateCommands(program: Command, getContext: GetContext): void {
+  const template = program.command('template').description('list and show plan templates');
+  template
+    .command('list')
+    .description('list the shipped templates and those in ./templates')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const templates = await listTemplates();
+      if (opts.json) {
+        printJson(ctx.io, templates);
+        return;
+      }
+      const rows = templates.map((t) => [
+        t.name,
+        t.params.map((p) => (p.default !== undefined ? `${p.name}=${p.default}` : p.name)).join(',') || '-',
+        t.title,
+      ]);
+      ctx.io.out(formatTable([['NAME', 'PARAMS', 'TITLE'], ...rows]));
+    });
+  template
+    .command('show')
+    .description("print a template's DOT source")
+    .argument('<name>', 'template name (see template list) or path to a .dot file')
+    .action(async (name: string, _opts: unknown, command: Command) => {
+      const ctx = await getContext(command);
+      const found = await loadTemplate(name);
+      ctx.io.out(await readFile(found.path, 'utf8'));
+    });
+}

@@ -1,0 +1,73 @@
+import { Command, CommanderError, Option } from 'commander';
+import { isUserError } from '../errors/errors.js';
+import { ValidationError, formatDiagnostic } from '../model/diagnostics.js';
+import { createContext, type GlobalFlags } from './context.js';
+import { processIO, type CliIO } from './io.js';
+import { registerCommands } from './commands/index.js';
+
+/**
+ * The `dotplan` command line. Exit codes: 0 success, 1 user or validation error (one-line message
+ * on stderr, no stack trace unless --debug), 2 usage error.
+ */
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const program = new Command('dotplan')
+    .description('Run execution plans written as Graphviz DOT digraphs.')
+    .version(await packageVersion(), '-V, --version')
+    .addOption(new Option('--db <url>', 'database URL (overrides DATABASE_URL; default: SQLite .dotplan/dotplan.db)'))
+    .addOption(new Option('--tools <module>', 'a module whose default export is an array of tools (repeatable; also DOTPLAN_TOOLS)').argParser(collect))
+    .addOption(new Option('--config <file>', 'configuration file (default: dotplan.config.json if present; also DOTPLAN_CONFIG)'))
+    .addOption(new Option('--debug', 'print stack traces for errors'))
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+
+  let context: Awaited<ReturnType<typeof createContext>> | undefined;
+  const getContext = async (command: Command) => {
+    context ??= await createContext(command.optsWithGlobals() as GlobalFlags, io);
+    return context;
+  };
+  registerCommands(program, getContext, io);
+  program.commands.forEach((c) => propagateOverrides(c, io));
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return context?.exitCode ?? 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      return 2;
+    }
+    return reportError(error, io, argv.includes('--debug'));
+  } finally {
+    await context?.close();
+  }
+}
+
+function reportError(error: unknown, io: CliIO, debug: boolean): number {
+  if (error instanceof ValidationError) {
+    for (const d of error.diagnostics) io.err(formatDiagnostic(d, error.source));
+  } else if (isUserError(error)) {
+    io.err(`error: ${error.message} [${error.code}]`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`error: ${message} [INTERNAL]${debug ? '' : ' (run with --debug for details)'}`);
+  }
+  if (debug && error instanceof Error && error.stack) io.err(error.stack);
+  return 1;
+}
+
+function propagateOverrides(command: Command, io: CliIO): void {
+  command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  command.showHelpAfterError('(run with --help for usage)');
+  command.commands.forEach((c) => propagateOverrides(c, io));
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(await readFile(url, 'utf8')) as { version: string }).version;
+}

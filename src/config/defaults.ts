@@ -1,0 +1,77 @@
+/**
+ * Every setting dotplan reads, with its default. Resolved once, in layers (defaults < config file <
+ * environment < flags, see resolve-config.ts) and passed down; nothing deeper reads `process.env`.
+ */
+export interface Config {
+  /**
+   * Where plans are stored. `postgres://…` → PostgreSQL; anything else is a SQLite URL.
+   * Default: undefined → SQLite file `.dotplan/dotplan.db` under the working directory.
+   * Env `DATABASE_URL`, flag `--db`.
+   */
+  databaseUrl?: string;
+  /**
+   * User tool modules (`.mjs`, `.js`, `.ts`, `.mts`), as absolute paths once resolved (relative paths
+   * are taken from the config file's folder, or from the working directory for env and flags).
+   * Default: []. Env `DOTPLAN_TOOLS` (comma-separated), flag `--tools`.
+   */
+  tools: string[];
+  http: {
+    /**
+     * Hosts the `http` tool may call: `api.example.com`, `127.0.0.1:8080`, `*.example.com`, `*`.
+     * Default: [] (no host). Env `DOTPLAN_HTTP_ALLOW` (comma-separated), flag `--http-allow`.
+     */
+    allowHosts: string[];
+  };
+  worker: {
+    /** node-cron schedule of the safety-net poll (wake-ups do the rest). Default: every 30 s. Env `DOTPLAN_POLL`, flag `--poll`. */
+    poll: string;
+    /** Nodes one worker runs at once. Default: 4. Env `DOTPLAN_CONCURRENCY`, flag `--concurrency`. */
+    concurrency: number;
+    /** How long a claim on a running node lasts without renewal, in ms. Default: 30000. Env `DOTPLAN_LEASE_MS`, flag `--lease-ms`. */
+    leaseMs: number;
+  };
+  /** Node retry policy when neither the node nor the plan's graph attributes set one. */
+  retry: {
+    /** Further attempts after a failure. Default: 0. Env `DOTPLAN_RETRIES`. */
+    retries: number;
+    /** First retry delay (doubles each time, with jitter). Default: '1s'. Env `DOTPLAN_RETRY_DELAY`. */
+    retryDelay: string;
+    /** Abort an attempt after this long. Default: undefined (no limit). Env `DOTPLAN_TIMEOUT`. */
+    timeout?: string;
+  };
+  notify: {
+    /** How often a person is reminded of an unanswered question. Default: '1h'. Env `DOTPLAN_REMINDER_INTERVAL`. */
+    reminderInterval: string;
+    /** POST JSON here when a node awaits input (chat-bot webhooks work). Default: undefined (console only). Env `DOTPLAN_NOTIFY_WEBHOOK`. */
+    webhookUrl?: string;
+  };
+  openai: {
+    /** An OpenAI-compatible endpoint. Default: undefined (the `openai` package's own). Env `OPENAI_BASE_URL`. */
+    baseURL?: string;
+    /** Model used for plan rewrites. Default: 'gpt-4o-mini'. Env `OPENAI_MODEL`. */
+    model: string;
+    /** Name of the environment variable holding the API key (kept out of config files). Default: 'OPENAI_API_KEY'. */
+    apiKeyEnv: string;
+    /** The key itself, read from the variable named by `apiKeyEnv`. Never set in a config file. */
+    apiKey?: string;
+  };
+  /** The config file that was read, if any (absolute path). */
+  configFile?: string;
+}
+
+export const DEFAULT_CONFIG_FILE = 'dotplan.config.json';
+
+/** The SQLite database used when no URL is configured (relative to the working directory). */
+export const DEFAULT_SQLITE_PATH = '.dotplan/dotplan.db';
+
+export function defaultConfig(): Config {
+  return {
+    databaseUrl: undefined,
+    tools: [],
+    http: { allowHosts: [] },
+    worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 30_000 },
+    retry: { retries: 0, retryDelay: '1s', timeout: undefined },
+    notify: { reminderInterval: '1h', webhookUrl: undefined },
+    openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined },
+  };
+}

@@ -1,0 +1,124 @@
+import { isAbsolute, resolve } from 'node:path';
+import cron from 'node-cron';
+import { parseDuration } from '../model/duration.js';
+
+/**
+ * The table of settings: where each lives in the config object and file (`key`), which environment
+ * variable and flag set it, and how its value is read and checked. One table, so a setting's name
+ * is the same in the file, the docs and every error message.
+ */
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+
+export interface Setting {
+  /** Dotted path in the Config object and in the config file. */
+  key: string;
+  env?: string;
+  /** Property of ConfigFlags that sets it, and the CLI flag named in messages. */
+  flag?: Exclude<keyof ConfigFlags, 'configFile'>;
+  flagName?: string;
+  kind: Kind;
+}
+
+/** Values from the command line (commander's camelCased options); other properties are ignored. */
+export interface ConfigFlags {
+  /** `--config <file>` */
+  configFile?: string;
+  /** `--db <url>` */
+  databaseUrl?: string;
+  /** `--tools <module>` (repeatable or comma-separated) */
+  tools?: string | string[];
+  /** `--http-allow <hosts>` */
+  httpAllow?: string | string[];
+  /** `--poll <cron>` */
+  poll?: string;
+  /** `--concurrency <n>` */
+  concurrency?: string | number;
+  /** `--lease-ms <ms>` */
+  leaseMs?: string | number;
+}
+
+type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron';
+
+export const SETTINGS: readonly Setting[] = [
+  { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'databaseUrl', flagName: '--db', kind: 'text' },
+  { key: 'tools', env: 'DOTPLAN_TOOLS', flag: 'tools', flagName: '--tools', kind: 'paths' },
+  { key: 'http.allowHosts', env: 'DOTPLAN_HTTP_ALLOW', flag: 'httpAllow', flagName: '--http-allow', kind: 'list' },
+  { key: 'worker.poll', env: 'DOTPLAN_POLL', flag: 'poll', flagName: '--poll', kind: 'cron' },
+  { key: 'worker.concurrency', env: 'DOTPLAN_CONCURRENCY', flag: 'concurrency', flagName: '--concurrency', kind: 'positiveInt' },
+  { key: 'worker.leaseMs', env: 'DOTPLAN_LEASE_MS', flag: 'leaseMs', flagName: '--lease-ms', kind: 'positiveInt' },
+  { key: 'retry.retries', env: 'DOTPLAN_RETRIES', kind: 'count' },
+  { key: 'retry.retryDelay', env: 'DOTPLAN_RETRY_DELAY', kind: 'duration' },
+  { key: 'retry.timeout', env: 'DOTPLAN_TIMEOUT', kind: 'duration' },
+  { key: 'notify.reminderInterval', env: 'DOTPLAN_REMINDER_INTERVAL', kind: 'duration' },
+  { key: 'notify.webhookUrl', env: 'DOTPLAN_NOTIFY_WEBHOOK', kind: 'url' },
+  { key: 'openai.baseURL', env: 'OPENAI_BASE_URL', kind: 'url' },
+  { key: 'openai.model', env: 'OPENAI_MODEL', kind: 'text' },
+  { key: 'openai.apiKeyEnv', kind: 'text' },
+];
+
+/** Reads a setting from text (environment, flags); `baseDir` anchors relative paths. */
+export function fromText(kind: Kind, text: string, baseDir: string): Parsed {
+  switch (kind) {
+    case 'list':
+    case 'paths':
+      return fromJson(kind, splitList(text), baseDir);
+    case 'positiveInt':
+    case 'count':
+      return /^\s*\d+\s*$/.test(text) ? fromJson(kind, Number(text), baseDir) : { ok: false, reason: describe(kind) };
+    default:
+      return fromJson(kind, text, baseDir);
+  }
+}
+
+/** Reads a setting from a JSON value (config file) or an already typed value. */
+export function fromJson(kind: Kind, value: unknown, baseDir: string): Parsed {
+  const bad: Parsed = { ok: false, reason: describe(kind) };
+  switch (kind) {
+    case 'text':
+      return typeof value === 'string' && value.trim() !== '' ? { ok: true, value } : bad;
+    case 'url':
+      return typeof value === 'string' && URL.canParse(value) ? { ok: true, value } : bad;
+    case 'list':
+    case 'paths': {
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item.trim() !== '')) return bad;
+      const items = value.map((item: string) => item.trim());
+      return { ok: true, value: kind === 'paths' ? items.map((p) => (isAbsolute(p) ? p : resolve(baseDir, p))) : items };
+    }
+    case 'positiveInt':
+      return Number.isSafeInteger(value) && (value as number) >= 1 ? { ok: true, value } : bad;
+    case 'count':
+      return Number.isSafeInteger(value) && (value as number) >= 0 ? { ok: true, value } : bad;
+    case 'duration':
+      return typeof value === 'string' && parseDuration(value) !== undefined ? { ok: true, value } : bad;
+    case 'cron':
+      return typeof value === 'string' && cron.validate(value) ? { ok: true, value } : bad;
+  }
+}
+
+function describe(kind: Kind): string {
+  switch (kind) {
+    case 'text':
+      return 'must be a non-empty string';
+    case 'url':
+      return 'must be a URL such as https://example.com/hook';
+    case 'list':
+      return 'must be a list of names (an array in the file, comma-separated in the environment)';
+    case 'paths':
+      return 'must be a list of module paths (an array in the file, comma-separated in the environment)';
+    case 'positiveInt':
+      return 'must be a whole number of at least 1';
+    case 'count':
+      return 'must be a whole number of at least 0';
+    case 'duration':
+      return 'must be a duration such as 500ms, 30s, 5m, 1h';
+    case 'cron':
+      return 'must be a cron expression such as "*/30 * * * * *" (seconds field optional)';
+  }
+}
+
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

@@ -1,0 +1,81 @@
+import { readDot, writeDot } from '../dot/index.js';
+import type { PlanGraph } from '../model/types.js';
+import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.js';
+
+/**
+ * What people and the LLM see of a stored plan: the latest revision's DOT with the live node state
+ * (status, output, answer, error) merged in.
+ */
+export async function livePlanGraph(store: Store, planId: string): Promise<PlanGraph> {
+  const [revision, nodes] = await Promise.all([store.getRevision(planId), store.getNodes(planId)]);
+  const graph = readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}` });
+  return mergeLiveState(graph, nodes);
+}
+
+export function mergeLiveState(graph: PlanGraph, nodes: NodeRecord[]): PlanGraph {
+  const live = new Map(nodes.map((n) => [n.id, n]));
+  return {
+    ...graph,
+    nodes: graph.nodes.map((node) => {
+      const record = live.get(node.id);
+      if (!record) return node;
+      const attributes = { ...node.attributes, status: record.status };
+      setOrDelete(attributes, 'toolOutput', record.output);
+      setOrDelete(attributes, 'answer', record.answer);
+      setOrDelete(attributes, 'error', record.error);
+      return { ...node, attributes };
+    }),
+  };
+}
+
+function setOrDelete(attributes: Record<string, string>, key: string, value: string | undefined): void {
+  if (value !== undefined && value !== null) attributes[key] = value;
+}
+
+export async function livePlanDot(store: Store, planId: string): Promise<string> {
+  return writeDot(await livePlanGraph(store, planId));
+}
+
+/** `plan show --format json`: {"id","status","title","nodes":[...],"edges":[...]} */
+export interface PlanJson {
+  id: string;
+  status: string;
+  title: string;
+  mode: string;
+  template?: string;
+  params: Record<string, string>;
+  revision: number;
+  error?: string;
+  createdAt: string;
+  updatedAt: string;
+  nodes: Array<Record<string, unknown>>;
+  edges: Array<{ from: string; to: string; when?: string }>;
+}
+
+export function planJson(plan: PlanRecord, nodes: NodeRecord[], edges: EdgeRecord[]): PlanJson {
+  return {
+    id: plan.id,
+    status: plan.status,
+    title: plan.title,
+    mode: plan.mode,
+    ...(plan.template !== undefined ? { template: plan.template } : {}),
+    params: plan.params,
+    revision: plan.revision,
+    ...(plan.error !== undefined ? { error: plan.error } : {}),
+    createdAt: plan.createdAt.toISOString(),
+    updatedAt: plan.updatedAt.toISOString(),
+    nodes: nodes.map((n) => ({
+      ...n.attributes,
+      id: n.id,
+      type: n.type,
+      status: n.status,
+      label: n.label ?? n.attributes.label ?? n.id,
+      attempts: n.attempts,
+      ...(n.cluster !== undefined ? { cluster: n.cluster } : {}),
+      ...(n.output !== undefined ? { output: n.output } : {}),
+      ...(n.answer !== undefined ? { answer: n.answer } : {}),
+      ...(n.error !== undefined ? { error: n.error } : {}),
+    })),
+    edges: edges.map((e) => ({ from: e.from, to: e.to, ...(e.when ? { when: e.when } : {}) })),
+  };
+}

@@ -1,0 +1,130 @@
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readDot } from '../dot/index.js';
+import { InvalidInputError, NotFoundError } from '../errors/errors.js';
+import { parseParamDeclarations, type ParamDeclaration } from '../model/params.js';
+import type { PlanGraph } from '../model/types.js';
+import { firstParagraph, readHeaderComment } from './header.js';
+
+/** What `dotplan template list` shows of a template. */
+export interface TemplateInfo {
+  /** File name without `.dot`; what `--template <name>` takes. */
+  name: string;
+  /** The graph's `label` attribute, else the name. */
+  title: string;
+  /** First paragraph of the header comment. */
+  description: string;
+  params: ParamDeclaration[];
+  path: string;
+  /** Set when the file cannot be read as a template (the listing still shows it). */
+  error?: string;
+}
+
+/** A loaded template: its text, header comment and parsed graph. */
+export interface Template extends Omit<TemplateInfo, 'error'> {
+  dot: string;
+  /** The whole header comment, one entry per line, comment markers removed. */
+  header: string[];
+  graph: PlanGraph;
+}
+
+/** The package's own `templates/` (same relative place from src/templates and dist/templates). */
+export function packageTemplatesDir(): string {
+  return fileURLToPath(new URL('../../templates', import.meta.url));
+}
+
+/** The package's templates, then `./templates` under the working directory when present and distinct. */
+export function defaultTemplateDirs(cwd: string = process.cwd()): string[] {
+  const dirs = [packageTemplatesDir()];
+  const local = resolve(cwd, 'templates');
+  if (isDirectory(local) && !dirs.some((d) => sameDir(d, local))) dirs.push(local);
+  return dirs;
+}
+
+/** Every `*.dot` in the directories, sorted by name; when two share a name the first directory wins. */
+export function listTemplates(dirs: string[] = defaultTemplateDirs()): TemplateInfo[] {
+  const byName = new Map<string, TemplateInfo>();
+  for (const dir of dirs) {
+    if (!isDirectory(dir)) continue;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.dot')).sort()) {
+      const name = basename(file, '.dot');
+      if (byName.has(name)) continue;
+      byName.set(name, describe(join(dir, file)));
+    }
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A template by name (from `listTemplates(dirs)`) or by path to a `.dot` file. */
+export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplateDirs()): Template {
+  if (looksLikePath(nameOrPath)) {
+    const path = resolve(nameOrPath);
+    if (!existsSync(path) || !statSync(path).isFile()) throw new NotFoundError(`template file ${nameOrPath} does not exist`);
+    return readTemplate(path);
+  }
+  const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
+  const all = listTemplates(dirs);
+  const found = all.find((t) => t.name === name);
+  if (!found) {
+    const names = all.map((t) => t.name).join(', ') || '(none)';
+    throw new NotFoundError(`no template named "${name}"; available: ${names}`);
+  }
+  return readTemplate(found.path);
+}
+
+/** Reads and parses one template file; throws ValidationError (bad DOT) or InvalidInputError (bad params). */
+export function readTemplate(path: string): Template {
+  const dot = readFileSync(path, 'utf8');
+  const graph = readDot(dot, { source: path });
+  const parsed = parseParamDeclarations(graph.attributes.params);
+  if (!parsed.ok) throw new InvalidInputError(`${path}: the params attribute is not valid: ${parsed.reason}`);
+  const name = basename(path, extname(path));
+  const header = readHeaderComment(dot);
+  return {
+    name,
+    title: graph.attributes.label?.trim() || name,
+    description: firstParagraph(header),
+    params: parsed.params,
+    path,
+    dot,
+    header,
+    graph,
+  };
+}
+
+function describe(path: string): TemplateInfo {
+  try {
+    const { name, title, description, params } = readTemplate(path);
+    return { name, title, description, params, path };
+  } catch (error) {
+    const name = basename(path, '.dot');
+    let description = '';
+    try {
+      description = firstParagraph(readHeaderComment(readFileSync(path, 'utf8')));
+    } catch {
+      // unreadable file: the error says so
+    }
+    return { name, title: name, description, params: [], path, error: (error as Error).message };
+  }
+}
+
+function looksLikePath(value: string): boolean {
+  return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(value));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function sameDir(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return resolve(a) === resolve(b);
+  }
+}

@@ -1,0 +1,11 @@
+export {
+  defaultTemplateDirs,
+  listTemplates,
+  loadTemplate,
+  packageTemplatesDir,
+  readTemplate,
+  type Template,
+  type TemplateInfo,
+} from './catalogue.js';
+export { firstParagraph, readHeaderComment } from './header.js';
+export { instantiateTemplate, parseSetFlags, renderParams, type Instantiation } from './instantiate.js';

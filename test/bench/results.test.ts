@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { describeMachine, machineFacts } from '../../src/bench/machine.js';
+import { formatTable, toJson, withRatios, type BenchResult } from '../../src/bench/results.js';
+import { chainLatencyResults, gaps, percentile, throughputResult } from '../../src/bench/stats.js';
+
+const sample: BenchResult[] = [
+  { backend: 'sqlite', scenario: 'throughput', value: 3500, unit: 'nodes/s' },
+  { backend: 'sqlite', scenario: 'chain-latency-p50', value: 2.5, unit: 'ms' },
+  { backend: 'postgres', scenario: 'throughput', value: 3300, unit: 'nodes/s' },
+  { backend: 'postgres', scenario: 'chain-latency-p50', value: 2, unit: 'ms' },
+  { backend: 'postgres', scenario: 'chain-latency-p95', value: 8, unit: 'ms' },
+  { backend: 'postgres', scenario: 'idle-poll', value: 4.2, unit: 'ms' },
+  { backend: 'graphile-worker', scenario: 'throughput', value: 2200, unit: 'jobs/s' },
+  { backend: 'graphile-worker', scenario: 'chain-latency-p50', value: 3, unit: 'ms' },
+  { backend: 'graphile-worker', scenario: 'chain-latency-p95', value: 4, unit: 'ms' },
+];
+
+const find = (rs: BenchResult[], backend: string, scenario: string) =>
+  rs.find((r) => r.backend === backend && r.scenario === scenario)!;
+
+describe('withRatios', () => {
+  const rated = withRatios(sample);
+
+  it('rates dotplan on PostgreSQL so that > 1 means dotplan did better', () => {
+    expect(find(rated, 'postgres', 'throughput')).toMatchObject({ anchor: 'graphile-worker', ratio: 1.5 });
+    // latency: graphile / dotplan — a faster step than graphile-worker's gives > 1, a slower one < 1
+    expect(find(rated, 'postgres', 'chain-latency-p50')).toMatchObject({ anchor: 'graphile-worker', ratio: 1.5 });
+    expect(find(rated, 'postgres', 'chain-latency-p95')).toMatchObject({ ratio: 0.5 });
+  });
+
+  it('leaves SQLite, graphile-worker and unanchored scenarios without a ratio', () => {
+    for (const r of rated.filter((r) => r.backend !== 'postgres' || r.scenario === 'idle-poll')) {
+      expect(r.ratio, `${r.backend} ${r.scenario}`).toBeUndefined();
+      expect(r.anchor).toBeUndefined();
+    }
+  });
+
+  it('gives no ratio when graphile-worker was not measured', () => {
+    const rs = withRatios(sample.filter((r) => r.backend !== 'graphile-worker'));
+    expect(rs.some((r) => r.ratio !== undefined)).toBe(false);
+  });
+});
+
+describe('toJson', () => {
+  it('prints exactly {"results":[{backend,scenario,value,unit,anchor?,ratio?}]}', () => {
+    const json = JSON.parse(JSON.stringify(toJson(withRatios(sample))));
+    expect(Object.keys(json)).toEqual(['results']);
+    expect(json.results).toHaveLength(sample.length);
+    expect(json.results[0]).toEqual({ backend: 'sqlite', scenario: 'throughput', value: 3500, unit: 'nodes/s' });
+    expect(json.results[2]).toEqual({
+      backend: 'postgres',
+      scenario: 'throughput',
+      value: 3300,
+      unit: 'nodes/s',
+      anchor: 'graphile-worker',
+      ratio: 1.5,
+    });
+    const extra = { ...sample[0]!, note: 'x' } as BenchResult;
+    expect(Object.keys(toJson([extra]).results[0]!)).toEqual(['backend', 'scenario', 'value', 'unit']);
+  });
+});
+
+describe('formatTable', () => {
+  const text = formatTable(withRatios(sample), 'Test CPU · 2 cores · 4 GiB · Node v20 · PostgreSQL 15.8');
+  const lines = text.split('\n');
+
+  it('names the machine in the header and explains the ratio convention', () => {
+    expect(lines[0]).toBe('Machine: Test CPU · 2 cores · 4 GiB · Node v20 · PostgreSQL 15.8');
+    expect(text).toMatch(/> 1 means dotplan did better than graphile-worker/);
+  });
+
+  it('shows one aligned row per result with values, ratios and targets', () => {
+    const rows = lines.filter((l) => /^(sqlite|postgres|graphile-worker) /.test(l));
+    expect(rows).toHaveLength(sample.length);
+    const pgThroughput = rows.find((l) => l.startsWith('postgres') && l.includes('throughput'))!;
+    expect(pgThroughput).toMatch(/3,300\s+nodes\/s\s+1\.50×\s+≥ graphile-worker met/);
+    expect(rows.find((l) => l.includes('chain step p95') && l.startsWith('postgres'))).toMatch(/0\.50×.*MISSED/);
+    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('p50'))).toMatch(/2\.50\s+ms.*≤ 2 ms MISSED/);
+    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('throughput'))).toMatch(/≥ 3,000 nodes\/s met/);
+    // the unit column starts at the same place on every row (aligned)
+    const unitAt = lines.find((l) => l.startsWith('backend'))!.indexOf('unit');
+    for (const row of rows) expect(row.slice(unitAt)).toMatch(/^(nodes\/s|jobs\/s|ms)( |$)/);
+  });
+
+  it('says so when there is nothing to show', () => {
+    expect(formatTable([], 'm')).toContain('(no results)');
+  });
+});
+
+describe('stats', () => {
+  it('computes nearest-rank percentiles and step gaps', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i); // 100..1, unsorted
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 95)).toBe(95);
+    expect(percentile([7], 95)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
+    expect(gaps([10, 12, 15, 25])).toEqual([2, 3, 10]);
+  });
+
+  it('turns step starts into p50/p95 and counts into per-second throughput', () => {
+    const starts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 39];
+    expect(chainLatencyResults('sqlite', starts).map((r) => [r.scenario, r.value])).toEqual([
+      ['chain-latency-p50', 1],
+      ['chain-latency-p95', 1],
+    ]);
+    expect(chainLatencyResults('sqlite', [...starts, 79])[1]!.value).toBe(20); // gaps: 19 × 1, 20, 40
+    expect(throughputResult('postgres', 10_000, 4000)).toEqual({
+      backend: 'postgres',
+      scenario: 'throughput',
+      value: 2500,
+      unit: 'nodes/s',
+    });
+    expect(throughputResult('graphile-worker', 500, 250).unit).toBe('jobs/s');
+  });
+});
+
+describe('machine', () => {
+  it('describes this machine: cpu, cores, memory, node, and PostgreSQL when known', () => {
+    const line = describeMachine(machineFacts('15.8'));
+    expect(line).toContain(`Node ${process.version}`);
+    expect(line).toMatch(/ · \d+ cores? · [\d.]+ GiB · /);
+    expect(line).toMatch(/PostgreSQL 15\.8$/);
+    expect(describeMachine(machineFacts())).not.toContain('PostgreSQL');
+  });
+});
