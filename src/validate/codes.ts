@@ -1,0 +1,45 @@
+/**
+ * Every diagnostic code the DOT reader and the validator produce, with what it means. Codes are
+ * stable: scripts and the README rely on them.
+ */
+export const DIAGNOSTIC_CODES = {
+  // reading DOT (src/dot)
+  DOT_EMPTY: 'the input is empty, white space or comments only',
+  DOT_SYNTAX: 'the DOT text cannot be parsed (line and column given)',
+  DOT_MULTIPLE_GRAPHS: 'more than one graph in one input',
+  DOT_UNDIRECTED: 'an undirected `graph` instead of a `digraph`',
+  DOT_TOO_LARGE: 'the input is over the byte limit (2 MiB) or the element limit (100,000)',
+  // structure
+  GRAPH_NO_NODES: 'warning: the plan has no nodes',
+  NODE_DUPLICATE: 'two nodes with one id (hand-built graphs only)',
+  NODE_UNDECLARED: 'a node only mentioned in an edge, with no attributes',
+  EDGE_UNKNOWN_NODE: 'an edge names a node that is not in the plan (hand-built graphs only)',
+  TYPE_MISSING: 'a node without `type`',
+  TYPE_UNKNOWN: '`type` is not function, multiFunction, confirm or agent',
+  NODE_TYPE_NOT_SUPPORTED: 'an agent node where agents are not allowed',
+  STATUS_MISSING: 'warning: a node without `status` (taken as pending)',
+  STATUS_UNKNOWN: '`status` is neither a canonical status nor a seed alias',
+  SELF_LOOP: 'an edge from a node to itself',
+  CYCLE: 'a cycle of edges (nodes named in order)',
+  // per-type attributes
+  TOOL_CODE_MISSING: 'a function node without `toolCode` (error when ready/running, warning when pending)',
+  TOOL_CALLS_MISSING: 'a multiFunction node without `toolCalls` (error when ready/running, warning when pending)',
+  TOOL_CALLS_INVALID: '`toolCalls` is not a JSON array of {"toolCode", "toolInput"?}',
+  TOOL_UNKNOWN: 'a `toolCode` that is not a registered tool',
+  QUESTION_MISSING: 'a node waiting for a person without `question` (warning for a pending confirm node)',
+  QUESTION_EMPTY: 'warning: a node waiting for a person with an empty `question`',
+  AGENT_CODE_MISSING: 'an agent node without `agentCode` (error when ready/running, warning when pending)',
+  AGENT_TASK_MISSING: 'an agent node without `task` (error when ready/running, warning when pending)',
+  RETRIES_INVALID: '`retries` is not a non-negative whole number',
+  DURATION_INVALID: '`retryDelay` or `timeout` is not a duration (500ms, 10s, 5m, 1h, 1d, plain ms)',
+  // references, edges, plan settings
+  REFERENCE_INVALID: 'a `{{...}}` that is not {{nodes.<id>.output|answer...}} or {{params.<name>}}',
+  REFERENCE_UNKNOWN_NODE: '{{nodes.X...}} names a node that is not in the plan',
+  REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
+  PARAM_UNDECLARED: '{{params.x}} names a parameter the graph\'s `params` does not declare',
+  WHEN_INVALID: 'an edge `when` condition that cannot be read',
+  GRAPH_ATTRIBUTE_INVALID: '`mode`, `onFailure` or `review` has a value that is not allowed',
+  PARAMS_INVALID: 'the graph\'s `params` declaration cannot be read',
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

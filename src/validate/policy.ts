@@ -1,0 +1,38 @@
+import { durationSchema, retriesSchema } from '../model/attributes.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { Attributes } from '../model/types.js';
+import { atNode, q, type Check } from './context.js';
+
+/** `retries` is a non-negative integer and `retryDelay`/`timeout` are durations, on nodes and on the graph. */
+export const checkPolicy: Check = (ctx) => {
+  const out: Diagnostic[] = [];
+  check(ctx.graph.attributes, 'the plan (graph attribute)', {}, out);
+  for (const node of ctx.graph.nodes) check(node.attributes, `node ${q(node.id)}`, atNode(node), out);
+  return out;
+};
+
+function check(attributes: Attributes, owner: string, where: Partial<Diagnostic>, out: Diagnostic[]): void {
+  const retries = attributes['retries'];
+  if (retries !== undefined && !retriesSchema.safeParse(retries).success) {
+    out.push({
+      code: 'RETRIES_INVALID',
+      severity: 'error',
+      message: `retries ${q(retries)} of ${owner} is not a non-negative whole number`,
+      ...where,
+      attribute: 'retries',
+      fix: 'write retries="3" (0 means no retry)',
+    });
+  }
+  for (const attribute of ['retryDelay', 'timeout']) {
+    const value = attributes[attribute];
+    if (value === undefined || durationSchema.safeParse(value).success) continue;
+    out.push({
+      code: 'DURATION_INVALID',
+      severity: 'error',
+      message: `${attribute} ${q(value)} of ${owner} is not a duration (allowed: 500ms, 10s, 5m, 1h, 1d, or a number of milliseconds)`,
+      ...where,
+      attribute,
+      fix: `write e.g. ${attribute}="30s"`,
+    });
+  }
+}

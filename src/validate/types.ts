@@ -1,0 +1,28 @@
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { PlanGraph } from '../model/types.js';
+
+/** What validation needs to know about the tool registry (a ToolCatalogue fits). */
+export interface ToolLookup {
+  has(code: string): boolean;
+  list?(): { code: string }[];
+}
+
+export interface ValidateOptions {
+  tools: ToolLookup;
+  /** A name for the input (file path, "template foo", "LLM reply"), used in messages. */
+  source?: string;
+  /** Default true; false reports agent nodes as NODE_TYPE_NOT_SUPPORTED errors. */
+  allowAgent?: boolean;
+  /** Input caps for DOT text (see readDot). */
+  maxBytes?: number;
+  maxASTNodes?: number;
+}
+
+export interface ValidationResult {
+  /** True when no diagnostic is an error (warnings allowed). */
+  valid: boolean;
+  /** Errors first, then warnings, each in source order. */
+  diagnostics: Diagnostic[];
+  /** The graph with statuses in canonical English (a missing status is `pending`); absent when the DOT could not be read. */
+  graph?: PlanGraph;
+}
