@@ -35,6 +35,8 @@ export interface NodeRecord {
   runAfter?: Date;
   leaseOwner?: string;
   leaseExpiresAt?: Date;
+  startedAt?: Date;
+  finishedAt?: Date;
   updatedAt: Date;
 }
 
@@ -75,4 +77,133 @@ export interface CreatePlanInput {
   updateLog?: string;
   template?: string;
   params?: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Store: one interface, two backends (SQLite, PostgreSQL). Reads go through the generated
+// Prisma clients; transactional writes and the worker's hot path are raw SQL in src/store/sql/.
+// ---------------------------------------------------------------------------------------------
+
+/** A status move asked for by a driver (operator command, LLM rewrite, person). */
+export interface NodeMoveRequest {
+  node: string;
+  to: NodeStatus;
+  answer?: string;
+  output?: string;
+  error?: string;
+}
+
+/** A node a worker has claimed: everything it needs to run it without further reads. */
+export interface ClaimedNode {
+  planId: string;
+  nodeId: string;
+  type: NodeType;
+  label?: string;
+  attributes: Attributes;
+  /** Attempts including this one. */
+  attempts: number;
+  /** The lease token: pass it to finishAttempt / renewLeases. */
+  token: string;
+  leaseExpiresAt: Date;
+  /** The plan's template parameter values. */
+  params: Record<string, string>;
+  /** The plan's graph attributes (mode, retry defaults, onFailure, ...). */
+  planAttributes: Attributes;
+}
+
+export type AttemptOutcome =
+  | { status: 'done'; output?: string }
+  /** `retryAt` set: back to ready, due at that time; unset: the node fails for good. */
+  | { status: 'failed'; error: string; retryAt?: Date }
+  /** Shutdown: back to ready at once, the attempt is not counted. */
+  | { status: 'released' }
+  /** The node asks a person (confirm nodes); `question` replaces the node's question attribute. */
+  | { status: 'awaiting_input'; question?: string };
+
+export interface FinishRequest {
+  token: string;
+  outcome: AttemptOutcome;
+}
+
+export interface ClaimOptions {
+  /** Worker id, recorded as the lease owner. */
+  owner: string;
+  /** Most nodes to claim at once. */
+  limit: number;
+  /** Lease length in milliseconds (from the database clock). */
+  leaseMs: number;
+}
+
+export interface ExpireOptions {
+  /** Retries for nodes whose node and plan set no `retries` attribute; default 2 (a crashed worker is not the node's fault). */
+  defaultRetries?: number;
+}
+
+/** What keeps a worker busy, over plans that are `running`. */
+export interface ActiveCounts {
+  /** Ready and due now. */
+  ready: number;
+  running: number;
+  /** Ready but due later (retry backoff). */
+  retryPending: number;
+  /** Waiting for a person: does not keep `--until-idle` alive. */
+  awaitingInput: number;
+  /** When the earliest retry-pending node becomes due. */
+  nextDueAt?: Date;
+}
+
+/** A wake-up: something committed that a worker may want to act on at once. */
+export interface WakeEvent {
+  /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed status. */
+  reason: 'ready' | 'finished' | 'plan';
+  planId?: string;
+}
+
+export interface ListPlansOptions {
+  status?: PlanStatus;
+}
+
+export interface ListEventsOptions {
+  /** Only events with an id greater than this. */
+  after?: number;
+}
+
+export interface Store {
+  readonly backend: Backend;
+
+  createPlan(input: CreatePlanInput & { status?: PlanStatus }): Promise<PlanRecord>;
+  getPlan(id: string): Promise<PlanRecord>;
+  listPlans(options?: ListPlansOptions): Promise<PlanRecord[]>;
+  getNodes(planId: string): Promise<NodeRecord[]>;
+  getNode(planId: string, nodeId: string): Promise<NodeRecord>;
+  getEdges(planId: string): Promise<EdgeRecord[]>;
+  listRevisions(planId: string): Promise<RevisionRecord[]>;
+  /** The given revision, the latest when no number is given. */
+  getRevision(planId: string, number?: number): Promise<RevisionRecord>;
+  listEvents(planId: string, options?: ListEventsOptions): Promise<EventRecord[]>;
+
+  /** All moves in one transaction; any refused move throws IllegalTransitionError and changes nothing. */
+  applyNodeMoves(planId: string, moves: NodeMoveRequest[], driver: Driver, reason?: string): Promise<NodeRecord[]>;
+  setPlanStatus(planId: string, to: PlanStatus, driver: Driver, reason?: string, error?: string): Promise<PlanRecord>;
+  /** draft → running (awaiting_review when review=required); in workflow mode nodes whose deps are met become ready. */
+  startPlan(planId: string, driver?: Driver): Promise<PlanRecord>;
+  /** Cancels the plan and every non-terminal node. */
+  cancelPlan(planId: string, driver: Driver, reason?: string): Promise<PlanRecord>;
+
+  claimReady(options: ClaimOptions): Promise<ClaimedNode[]>;
+  /** Extends the leases still held; returns the tokens that were renewed (a missing one was lost). */
+  renewLeases(owner: string, tokens: string[], leaseMs: number): Promise<string[]>;
+  /** Running nodes past their lease → ready (or failed when their attempts are used up). */
+  expireLeases(options?: ExpireOptions): Promise<number>;
+  /** Records an attempt's outcome; a stale token throws ConflictError('lease lost') and writes nothing. */
+  finishAttempt(token: string, outcome: AttemptOutcome): Promise<NodeRecord>;
+  /** Several outcomes in one transaction; a stale token only fails its own entry (returned as an Error). */
+  finishAttempts(requests: FinishRequest[]): Promise<Array<NodeRecord | Error>>;
+  /** awaiting_input → done with the answer, then readiness propagates. */
+  answerNode(planId: string, nodeId: string, answer: string, driver: Driver): Promise<NodeRecord>;
+  countActive(): Promise<ActiveCounts>;
+
+  /** Calls the listener after commits that create ready work or finish nodes (other processes too on PostgreSQL). */
+  onWake(listener: (event: WakeEvent) => void): () => void;
+  close(): Promise<void>;
 }

@@ -1,0 +1,156 @@
+import type { Attributes, Driver, NodeStatus, NodeType, PlanStatus, RevisionAuthor } from '../model/types.js';
+import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
+
+/**
+ * Rows → records. Raw SQL selects the camelCase aliases below, Prisma returns the same field names,
+ * so one mapper serves both (times arrive as epoch-ms numbers from raw SQL, bigints from Prisma).
+ */
+type Time = number | bigint;
+
+export const PLAN_COLUMNS = `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** The node columns under the NodeRow field names; `prefix` qualifies them (`nodes.`) where a join makes names ambiguous. */
+export function nodeColumns(prefix = ''): string {
+  const p = prefix;
+  return (
+    `${p}plan_id AS "planId", ${p}node_id AS "nodeId", ${p}type AS "type", ${p}status AS "status", ${p}label AS "label", ${p}attributes AS "attributes", ` +
+    `${p}cluster AS "cluster", ${p}attempts AS "attempts", ${p}output AS "output", ${p}answer AS "answer", ${p}error AS "error", ${p}run_after AS "runAfter", ` +
+    `${p}lease_owner AS "leaseOwner", ${p}lease_expires_at AS "leaseExpiresAt", ${p}started_at AS "startedAt", ${p}finished_at AS "finishedAt", ${p}updated_at AS "updatedAt"`
+  );
+}
+export const NODE_COLUMNS = nodeColumns();
+
+export interface PlanRow {
+  id: string;
+  title: string;
+  status: string;
+  mode: string;
+  template: string | null;
+  params: string;
+  attributes: string;
+  revision: number;
+  error: string | null;
+  createdAt: Time;
+  updatedAt: Time;
+}
+
+export interface NodeRow {
+  planId: string;
+  nodeId: string;
+  type: string;
+  status: string;
+  label: string | null;
+  attributes: string;
+  cluster: string | null;
+  attempts: number;
+  output: string | null;
+  answer: string | null;
+  error: string | null;
+  runAfter: Time;
+  leaseOwner: string | null;
+  leaseExpiresAt: Time | null;
+  startedAt: Time | null;
+  finishedAt: Time | null;
+  updatedAt: Time;
+}
+
+export function toDate(value: Time): Date {
+  return new Date(Number(value));
+}
+
+function optionalDate(value: Time | null | undefined): Date | undefined {
+  return value === null || value === undefined ? undefined : toDate(value);
+}
+
+function optional<T>(value: T | null | undefined): T | undefined {
+  return value === null ? undefined : value;
+}
+
+export function parseJsonObject(text: string): Record<string, string> {
+  const value: unknown = JSON.parse(text);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
+}
+
+export function toPlanRecord(row: PlanRow): PlanRecord {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status as PlanStatus,
+    mode: row.mode,
+    template: optional(row.template),
+    params: parseJsonObject(row.params),
+    attributes: parseJsonObject(row.attributes) as Attributes,
+    revision: Number(row.revision),
+    error: optional(row.error),
+    createdAt: toDate(row.createdAt),
+    updatedAt: toDate(row.updatedAt),
+  };
+}
+
+export function toNodeRecord(row: NodeRow): NodeRecord {
+  const runAfter = Number(row.runAfter);
+  return {
+    planId: row.planId,
+    id: row.nodeId,
+    type: row.type as NodeType,
+    status: row.status as NodeStatus,
+    label: optional(row.label),
+    attributes: parseJsonObject(row.attributes),
+    cluster: optional(row.cluster),
+    attempts: Number(row.attempts),
+    output: optional(row.output),
+    answer: optional(row.answer),
+    error: optional(row.error),
+    runAfter: runAfter > 0 ? new Date(runAfter) : undefined,
+    leaseOwner: optional(row.leaseOwner),
+    leaseExpiresAt: optionalDate(row.leaseExpiresAt),
+    startedAt: optionalDate(row.startedAt),
+    finishedAt: optionalDate(row.finishedAt),
+    updatedAt: toDate(row.updatedAt),
+  };
+}
+
+export function toEdgeRecord(row: { from: string; to: string; when: string | null }): EdgeRecord {
+  return row.when === null ? { from: row.from, to: row.to } : { from: row.from, to: row.to, when: row.when };
+}
+
+export function toRevisionRecord(row: {
+  planId: string;
+  number: number;
+  dot: string;
+  author: string;
+  updateLog: string | null;
+  parent: number | null;
+  createdAt: Time;
+}): RevisionRecord {
+  return {
+    planId: row.planId,
+    number: row.number,
+    dot: row.dot,
+    author: row.author as RevisionAuthor,
+    updateLog: optional(row.updateLog),
+    parent: optional(row.parent),
+    createdAt: toDate(row.createdAt),
+  };
+}
+
+export function toEventRecord(row: {
+  id: number;
+  planId: string;
+  nodeId: string | null;
+  driver: string;
+  from: string;
+  to: string;
+  reason: string | null;
+  at: Time;
+}): EventRecord {
+  return {
+    id: row.id,
+    planId: row.planId,
+    nodeId: optional(row.nodeId),
+    driver: row.driver as Driver,
+    from: row.from,
+    to: row.to,
+    reason: optional(row.reason),
+    at: toDate(row.at),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The SQL executor both backends share: statements are written once with `?` placeholders and run
+ * on the raw driver (better-sqlite3 / pg) under the Prisma client, which keeps the worker's hot path
+ * free of per-query ORM overhead. `NOW` in a statement is the database clock in epoch milliseconds.
+ */
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Queryable {
+  readonly dialect: Dialect;
+  /** Rows of a query (or of `... RETURNING`). */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a statement; resolves to the number of rows changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Runs SQL text verbatim: no parameters, no `NOW`/`?` rewriting (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  /**
+   * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE behind the connection's mutex), retried
+   * on the retryable errors of `retry.ts`. `fn` may run more than once: keep side effects out of it.
+   */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Runs `fn` with the connection to itself (SQLite); used around Prisma calls. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** `NOW` (epoch ms, database clock) spelled for each dialect. */
+export const NOW_SQL: Readonly<Record<Dialect, string>> = {
+  sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)`,
+  postgres: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`,
+};
+
+/** Replaces the `NOW` token (a whole word, upper case) by the dialect's expression. */
+export function withNow(sql: string, dialect: Dialect): string {
+  return sql.replace(/\bNOW\b/g, NOW_SQL[dialect]);
+}
+
+/** `?, ?, ?` for an IN list. */
+export function marks(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
+/** `FOR UPDATE` on PostgreSQL (row locks), nothing on SQLite (the write transaction locks the file). */
+export function forUpdate(q: Queryable, extra = ''): string {
+  return q.dialect === 'postgres' ? ` FOR UPDATE${extra ? ` ${extra}` : ''}` : '';
+}
+
+/** Splits a list so that IN lists and multi-row inserts stay under both databases' parameter limits. */
+export function chunk<T>(items: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { withNow, type Db, type Queryable } from './executor.js';
+import { withRetry } from './retry.js';
+
+/** int8 (COUNT, BIGINT epoch-ms columns) and numeric as JS numbers: every value we store fits. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+interface Prepared {
+  name: string;
+  text: string;
+}
+const prepared = new Map<string, Prepared>();
+
+/**
+ * `?` placeholders → `$1, $2, ...`, `NOW` → the database clock; each distinct statement becomes a
+ * named prepared statement (pg prepares it once per connection), which spares the hot path the
+ * planning of its CTEs on every call.
+ */
+function pgStatement(sql: string): Prepared {
+  let statement = prepared.get(sql);
+  if (statement === undefined) {
+    let n = 0;
+    const text = withNow(sql, 'postgres').replace(/\?/g, () => `$${++n}`);
+    statement = { name: `dotplan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    if (prepared.size < 5000) prepared.set(sql, statement);
+  }
+  return statement;
+}
+
+async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[] = []): Promise<pg.QueryResult & { rows: T[] }> {
+  const { name, text } = pgStatement(sql);
+  return client.query({ name, text, values: params.map((v) => (v === undefined ? null : v)), types }) as Promise<pg.QueryResult & { rows: T[] }>;
+}
+
+/** The PostgreSQL executor on the pg pool that the Prisma adapter shares. */
+export class PostgresDb implements Db {
+  readonly dialect = 'postgres' as const;
+
+  constructor(readonly pool: pg.Pool, private readonly onClose: () => Promise<void>) {}
+
+  async all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    return (await query<T>(this.pool, sql, params)).rows;
+  }
+
+  async run(sql: string, params?: readonly unknown[]): Promise<number> {
+    return (await query(this.pool, sql, params)).rowCount ?? 0;
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return withRetry(async () => {
+      const client = await this.pool.connect();
+      const q: Queryable = {
+        dialect: 'postgres',
+        all: async <R>(sql: string, params?: readonly unknown[]) => (await query<R>(client, sql, params)).rows,
+        run: async (sql, params) => (await query(client, sql, params)).rowCount ?? 0,
+        exec: async (sql) => void (await client.query(sql)),
+      };
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(q);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

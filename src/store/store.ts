@@ -1,0 +1,255 @@
+import { ConflictError } from '../errors/errors.js';
+import type { Driver, PlanStatus } from '../model/types.js';
+import type { Connection } from './connect.js';
+import { newPlanId } from './ids.js';
+import { Reads } from './reads.js';
+import { NODE_COLUMNS, toNodeRecord, type NodeRow } from './rows.js';
+import { claimPostgres, claimSqlite } from './sql/claim.js';
+import type { TxContext } from './sql/context.js';
+import { countActive } from './sql/counts.js';
+import { chunk, marks, type Db, type Queryable } from './sql/executor.js';
+import { finishAttemptInTx, type PlanCache } from './sql/finish.js';
+import { finishFastPostgres } from './sql/finish-fast.js';
+import { expireLeases, renewLeases } from './sql/leases.js';
+import { answer, applyMoves } from './sql/moves.js';
+import { insertPlan, movePlan, startTarget } from './sql/plans.js';
+import { settlePlan } from './sql/settle.js';
+import type {
+  ActiveCounts,
+  AttemptOutcome,
+  Backend,
+  ClaimedNode,
+  ClaimOptions,
+  CreatePlanInput,
+  EdgeRecord,
+  EventRecord,
+  ExpireOptions,
+  FinishRequest,
+  ListEventsOptions,
+  ListPlansOptions,
+  NodeMoveRequest,
+  NodeRecord,
+  PlanRecord,
+  RevisionRecord,
+  Store,
+  WakeEvent,
+} from './types.js';
+import { WAKE_CHANNEL, Wakes } from './wake.js';
+
+const ANALYZE_AT_NODES = 1000;
+/** Attempts a lost lease may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
+const DEFAULT_EXPIRY_RETRIES = 2;
+
+/** The one Store implementation: the backends differ only in their executor and a few statements. */
+export class SqlStore implements Store {
+  readonly backend: Backend;
+  readonly #db: Db;
+  readonly #reads: Reads;
+  readonly #wakes: Wakes;
+  #closed = false;
+
+  constructor(connection: Connection) {
+    this.backend = connection.db.dialect;
+    this.#db = connection.db;
+    this.#reads = new Reads(connection.prisma, connection.db);
+    this.#wakes = new Wakes(connection.target.kind === 'postgres' ? connection.target.url : undefined);
+  }
+
+  // --- reads (Prisma) ---------------------------------------------------------------------------
+  getPlan(id: string): Promise<PlanRecord> {
+    return this.#reads.getPlan(id);
+  }
+  listPlans(options?: ListPlansOptions): Promise<PlanRecord[]> {
+    return this.#reads.listPlans(options);
+  }
+  getNodes(planId: string): Promise<NodeRecord[]> {
+    return this.#reads.getNodes(planId);
+  }
+  getNode(planId: string, nodeId: string): Promise<NodeRecord> {
+    return this.#reads.getNode(planId, nodeId);
+  }
+  getEdges(planId: string): Promise<EdgeRecord[]> {
+    return this.#reads.getEdges(planId);
+  }
+  listRevisions(planId: string): Promise<RevisionRecord[]> {
+    return this.#reads.listRevisions(planId);
+  }
+  getRevision(planId: string, number?: number): Promise<RevisionRecord> {
+    return this.#reads.getRevision(planId, number);
+  }
+  listEvents(planId: string, options?: ListEventsOptions): Promise<EventRecord[]> {
+    return this.#reads.listEvents(planId, options);
+  }
+
+  // --- plans and moves ----------------------------------------------------------------------------
+  async createPlan(input: CreatePlanInput & { status?: PlanStatus }): Promise<PlanRecord> {
+    const id = newPlanId();
+    await this.#write((ctx) => insertPlan(ctx, id, input, input.status ?? 'draft'));
+    // A big plan changes the tables' shape at once: refresh PostgreSQL's statistics now rather
+    // than when autovacuum gets to it, so that claims keep using the right index.
+    if (this.#db.dialect === 'postgres' && input.graph.nodes.length >= ANALYZE_AT_NODES) await this.#db.run('ANALYZE nodes, edges');
+    return this.getPlan(id);
+  }
+
+  async applyNodeMoves(planId: string, moves: NodeMoveRequest[], driver: Driver, reason?: string): Promise<NodeRecord[]> {
+    const ids = await this.#write((ctx) => applyMoves(ctx, planId, moves, driver, reason));
+    return this.#nodes(planId, ids);
+  }
+
+  async setPlanStatus(planId: string, to: PlanStatus, driver: Driver, reason?: string, error?: string): Promise<PlanRecord> {
+    await this.#write((ctx) => movePlan(ctx, planId, to, driver, reason, error));
+    return this.getPlan(planId);
+  }
+
+  async startPlan(planId: string, driver: Driver = 'engine'): Promise<PlanRecord> {
+    await this.#write(async (ctx) => movePlan(ctx, planId, await startTarget(ctx, planId), driver, 'started'));
+    return this.getPlan(planId);
+  }
+
+  async cancelPlan(planId: string, driver: Driver, reason?: string): Promise<PlanRecord> {
+    return this.setPlanStatus(planId, 'cancelled', driver, reason ?? 'cancelled');
+  }
+
+  // --- worker primitives ------------------------------------------------------------------------
+  async claimReady(options: ClaimOptions): Promise<ClaimedNode[]> {
+    if (options.limit <= 0) return [];
+    if (this.#db.dialect === 'postgres') return claimPostgres(this.#db, options);
+    return this.#db.tx((q) => claimSqlite(q, options));
+  }
+
+  async renewLeases(owner: string, tokens: string[], leaseMs: number): Promise<string[]> {
+    if (tokens.length === 0) return [];
+    return renewLeases(this.#db, owner, tokens, leaseMs);
+  }
+
+  async expireLeases(options: ExpireOptions = {}): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = await this.#write((ctx) => expireLeases(ctx, options.defaultRetries ?? DEFAULT_EXPIRY_RETRIES));
+      total += count;
+      if (count < 500) return total;
+    }
+  }
+
+  async finishAttempt(token: string, outcome: AttemptOutcome): Promise<NodeRecord> {
+    const [result] = await this.finishAttempts([{ token, outcome }]);
+    if (result instanceof Error) throw result;
+    return result!;
+  }
+
+  async finishAttempts(requests: FinishRequest[]): Promise<Array<NodeRecord | Error>> {
+    const results: Array<NodeRecord | Error | undefined> = new Array(requests.length);
+    if (this.#db.dialect === 'postgres') {
+      const fast = await finishFastPostgres(this.#db, requests);
+      const settle = new Set<string>();
+      const wakes: WakeEvent[] = [];
+      for (const { index, row, ready } of fast) {
+        results[index] = toNodeRecord(row);
+        if (ready) wakes.push({ reason: 'ready', planId: row.planId });
+        else {
+          wakes.push({ reason: 'finished', planId: row.planId });
+          settle.add(row.planId);
+        }
+      }
+      const payloads = this.#wakes.payloads(wakes);
+      if (payloads.length > 0) await this.#db.all(`SELECT ${payloads.map(() => 'pg_notify(?, ?)').join(', ')}`, payloads.flatMap((p) => [WAKE_CHANNEL, p]));
+      for (const planId of settle) {
+        const wake = await settlePlan(this.#db, planId);
+        if (wake) wakes.push(wake);
+      }
+      this.#wakes.emit(wakes);
+    }
+    const rest = requests.map((request, index) => ({ request, index })).filter(({ index }) => results[index] === undefined);
+    if (rest.length > 0) {
+      const done = await this.#write(async (ctx) => {
+        const plans: PlanCache = new Map();
+        const out: Array<{ planId: string; nodeId: string } | Error> = [];
+        for (const { request } of rest) {
+          try {
+            out.push(await finishAttemptInTx(ctx, request.token, request.outcome, plans));
+          } catch (error) {
+            if (!(error instanceof ConflictError)) throw error;
+            out.push(error);
+          }
+        }
+        return out;
+      });
+      const byPlan = new Map<string, string[]>();
+      for (const r of done) if (!(r instanceof Error)) byPlan.set(r.planId, [...(byPlan.get(r.planId) ?? []), r.nodeId]);
+      const records = new Map<string, NodeRecord>();
+      for (const [planId, ids] of byPlan) for (const node of await this.#nodes(planId, ids)) records.set(`${planId}\u0000${node.id}`, node);
+      done.forEach((r, i) => {
+        results[rest[i]!.index] = r instanceof Error ? r : records.get(`${r.planId}\u0000${r.nodeId}`)!;
+      });
+    }
+    return results as Array<NodeRecord | Error>;
+  }
+
+  async answerNode(planId: string, nodeId: string, text: string, driver: Driver): Promise<NodeRecord> {
+    await this.#write((ctx) => answer(ctx, planId, nodeId, text, driver));
+    return (await this.#nodes(planId, [nodeId]))[0]!;
+  }
+
+  countActive(): Promise<ActiveCounts> {
+    return countActive(this.#db);
+  }
+
+  onWake(listener: (event: WakeEvent) => void): () => void {
+    return this.#wakes.on(listener);
+  }
+
+  /** Resolves once this store receives other processes' wake-ups (PostgreSQL LISTEN is active). */
+  get listening(): Promise<void> {
+    return this.#wakes.listening;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#wakes.close();
+    await this.#db.close();
+  }
+
+  // --- plumbing -------------------------------------------------------------------------------
+  /**
+   * One write transaction with its wake-ups and plan settlement: on SQLite the plans settle inside
+   * the transaction (writers are serialised), on PostgreSQL right after commit (see settlePlan);
+   * NOTIFY is sent inside the transaction so that it is delivered exactly when the rows are visible.
+   */
+  async #write<T>(fn: (ctx: TxContext) => Promise<T>): Promise<T> {
+    let wakes: WakeEvent[] = [];
+    let settle = new Set<string>();
+    const result = await this.#db.tx(async (q: Queryable) => {
+      const ctx: TxContext = { q, wakes: [], settle: new Set() };
+      const value = await fn(ctx);
+      if (q.dialect === 'sqlite') {
+        for (const planId of ctx.settle) {
+          const wake = await settlePlan(q, planId);
+          if (wake) ctx.wakes.push(wake);
+        }
+        ctx.settle.clear();
+      } else {
+        const payloads = this.#wakes.payloads(ctx.wakes);
+        if (payloads.length > 0) await q.all(`SELECT ${payloads.map(() => 'pg_notify(?, ?)').join(', ')}`, payloads.flatMap((p) => [WAKE_CHANNEL, p]));
+      }
+      wakes = ctx.wakes;
+      settle = ctx.settle;
+      return value;
+    });
+    for (const planId of settle) {
+      const wake = await settlePlan(this.#db, planId);
+      if (wake) wakes.push(wake);
+    }
+    this.#wakes.emit(wakes);
+    return result;
+  }
+
+  async #nodes(planId: string, nodeIds: readonly string[]): Promise<NodeRecord[]> {
+    const out: NodeRecord[] = [];
+    for (const part of chunk(nodeIds)) {
+      const rows = await this.#db.all<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE plan_id = ? AND node_id IN (${marks(part.length)}) ORDER BY id`, [planId, ...part]);
+      out.push(...rows.map(toNodeRecord));
+    }
+    return out;
+  }
+}

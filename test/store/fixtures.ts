@@ -1,0 +1,24 @@
+import type { Attributes, GraphEdge, PlanGraph } from '../../src/model/types.js';
+import type { CreatePlanInput } from '../../src/store/types.js';
+
+/** A plan graph from a compact description: nodes with attributes, edges as [from, to, when?]. */
+export function graphOf(nodes: Record<string, Attributes>, edges: Array<[string, string, string?]> = [], attributes: Attributes = {}): PlanGraph {
+  return {
+    strict: false,
+    attributes,
+    nodes: Object.entries(nodes).map(([id, a]) => ({ id, attributes: { type: 'function', status: 'pending', ...a } })),
+    edges: edges.map(([from, to, when]): GraphEdge => ({ from, to, attributes: when === undefined ? {} : { when } })),
+    clusters: [],
+  };
+}
+
+export function planInput(graph: PlanGraph, extra: Partial<CreatePlanInput> = {}): CreatePlanInput {
+  return { title: 'test plan', graph, dot: 'digraph G { a }', author: 'template', ...extra };
+}
+
+/** n independent function nodes n0..n{count-1}. */
+export function independent(count: number, attributes: Attributes = {}): PlanGraph {
+  return graphOf(Object.fromEntries(Array.from({ length: count }, (_, i) => [`n${i}`, { toolCode: 'echo', ...attributes }])), [], { mode: 'workflow' });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

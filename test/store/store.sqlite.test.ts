@@ -1,0 +1,3 @@
+import { storeSuite } from './store-suite.js';
+
+storeSuite('sqlite');

@@ -1,0 +1,96 @@
+/**
+ * Test databases: each call gives its own store — a SQLite file in a fresh temp dir, or, when the
+ * suite runs on PostgreSQL (`DB=postgres`, or DATABASE_URL=postgres://…), its own database
+ * `dotplan_test_<random>` created on the server named by DATABASE_URL and dropped in cleanup().
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore, type OpenStoreOptions } from '../../src/store/index.js';
+import type { Store } from '../../src/store/types.js';
+
+export type TestBackend = 'sqlite' | 'postgres';
+
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestStore extends Store {
+  /** The URL the store was opened with (open a second store on the same database with it). */
+  url: string;
+  cleanup(): Promise<void>;
+}
+
+/** The backend `createTestStore()` uses: PostgreSQL when DB=postgres or DATABASE_URL is a postgres URL. */
+export function testBackend(): TestBackend {
+  if (process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '')) return 'postgres';
+  return 'sqlite';
+}
+
+/** The PostgreSQL server to create test databases on. */
+export function postgresServerUrl(): string {
+  const url = process.env.DATABASE_URL ?? '';
+  return /^postgres(ql)?:\/\//i.test(url) ? url : DEFAULT_POSTGRES_URL;
+}
+
+export async function createTestStore(backend: TestBackend = testBackend(), options: Omit<OpenStoreOptions, 'url'> = {}): Promise<TestStore> {
+  return backend === 'postgres' ? createPostgresStore(options) : createSqliteStore(options);
+}
+
+async function createSqliteStore(options: Omit<OpenStoreOptions, 'url'>): Promise<TestStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'dotplan-test-'));
+  const url = `file:${join(dir, 'dotplan.db')}`;
+  const store = await openStore({ ...options, url });
+  return Object.assign(store, {
+    url,
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** A fresh, empty PostgreSQL database; returns its URL and a function that drops it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = postgresServerUrl();
+  const name = `dotplan_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+async function createPostgresStore(options: Omit<OpenStoreOptions, 'url'>): Promise<TestStore> {
+  const database = await createPostgresDatabase();
+  let store: Store;
+  try {
+    store = await openStore({ ...options, url: database.url });
+  } catch (error) {
+    await database.drop().catch(() => undefined);
+    throw error;
+  }
+  return Object.assign(store, {
+    url: database.url,
+    async cleanup() {
+      await store.close();
+      await database.drop();
+    },
+  });
+}
