@@ -73,4 +73,22 @@ export class Reads {
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toEventRecord);
   }
+
+  /** Events of every plan after an id, oldest first (the worker's progress feed). */
+  async listAllEvents(options: { after?: number; limit?: number } = {}): Promise<EventRecord[]> {
+    const rows = await this.db.exclusive(() =>
+      this.prisma.event.findMany({
+        where: options.after !== undefined ? { id: { gt: options.after } } : {},
+        orderBy: { id: 'asc' },
+        take: options.limit ?? 1000,
+      }),
+    );
+    return rows.map(toEventRecord);
+  }
+
+  /** The newest event id (0 when there is none). */
+  async lastEventId(): Promise<number> {
+    const row = await this.db.exclusive(() => this.prisma.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }));
+    return row ? Number(row.id) : 0;
+  }
 }

@@ -81,6 +81,14 @@ export class SqlStore implements Store {
     return this.#reads.listEvents(planId, options);
   }
 
+  listAllEvents(options?: { after?: number; limit?: number }): Promise<EventRecord[]> {
+    return this.#reads.listAllEvents(options);
+  }
+
+  lastEventId(): Promise<number> {
+    return this.#reads.lastEventId();
+  }
+
   // --- plans and moves ----------------------------------------------------------------------------
   async createPlan(input: CreatePlanInput & { status?: PlanStatus }): Promise<PlanRecord> {
     const id = newPlanId();

@@ -181,6 +181,10 @@ export interface Store {
   /** The given revision, the latest when no number is given. */
   getRevision(planId: string, number?: number): Promise<RevisionRecord>;
   listEvents(planId: string, options?: ListEventsOptions): Promise<EventRecord[]>;
+  /** Events of every plan after an id, oldest first, at most `limit` (default 1000). */
+  listAllEvents(options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
+  /** The newest event id, 0 when there is none. */
+  lastEventId(): Promise<number>;
 
   /** All moves in one transaction; any refused move throws IllegalTransitionError and changes nothing. */
   applyNodeMoves(planId: string, moves: NodeMoveRequest[], driver: Driver, reason?: string): Promise<NodeRecord[]>;

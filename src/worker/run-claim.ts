@@ -1,5 +1,6 @@
 import { ToolError } from '../errors/errors.js';
 import { executeNode } from '../engine/execute-node.js';
+import { resolveReferences } from '../engine/resolve-input.js';
 import { nextRetryDelay, retryPolicy, type RetryDefaults } from '../engine/retry-policy.js';
 import { findReferences } from '../model/references.js';
 import type { AttemptOutcome, ClaimedNode, Store } from '../store/types.js';
@@ -25,7 +26,7 @@ export interface RunClaimDeps {
  * node's `retries` allow and the error is retryable.
  */
 export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: RunClaimDeps): Promise<AttemptOutcome> {
-  if (claim.type === 'confirm') return { status: 'awaiting_input' };
+  if (claim.type === 'confirm') return askQuestion(claim, deps.store);
   if (claim.type !== 'function' && claim.type !== 'multiFunction') {
     return { status: 'failed', error: `node type ${claim.type} cannot run on this worker` };
   }
@@ -59,10 +60,26 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
   }
 }
 
+/** A confirm node asks its question, with its references resolved, and waits for a person. */
+async function askQuestion(claim: ClaimedNode, store: Store): Promise<AttemptOutcome> {
+  const question = claim.attributes.question;
+  if (!question || !question.includes('{{')) return { status: 'awaiting_input' };
+  const upstream = await fetchReferencedNodes(claim, store, [question]);
+  try {
+    return { status: 'awaiting_input', question: resolveReferences(question, { params: claim.params, nodes: (id) => upstream.get(id) }) };
+  } catch {
+    return { status: 'awaiting_input' }; // an unresolved reference leaves the question as written
+  }
+}
+
 /** Reads only the upstream nodes the inputs refer to (no DOT parsing, no whole-plan read). */
-async function fetchReferencedNodes(claim: ClaimedNode, store: Store): Promise<Map<string, { output?: string; answer?: string }>> {
+async function fetchReferencedNodes(
+  claim: ClaimedNode,
+  store: Store,
+  texts = [claim.attributes.toolInput, claim.attributes.toolCalls],
+): Promise<Map<string, { output?: string; answer?: string }>> {
   const ids = new Set<string>();
-  for (const text of [claim.attributes.toolInput, claim.attributes.toolCalls]) {
+  for (const text of texts) {
     if (!text || !text.includes('{{')) continue;
     for (const ref of findReferences(text)) if (ref.kind === 'nodes') ids.add(ref.node);
   }

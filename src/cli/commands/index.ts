@@ -5,6 +5,10 @@ import { registerPlanCommands } from './plan.js';
 import { registerRenderCommand } from './render.js';
 import { registerTemplateCommands } from './template.js';
 import { registerValidateCommand } from './validate.js';
+import { registerOperateCommands } from './operate.js';
+import { registerWorkerCommand } from './worker.js';
+import { registerDemoCommand } from './demo.js';
+import { registerBenchCommand } from './bench.js';
 
 export type GetContext = (command: Command) => Promise<CliContext>;
 
@@ -13,5 +17,9 @@ export function registerCommands(program: Command, getContext: GetContext, io: C
   registerRenderCommand(program, getContext);
   registerTemplateCommands(program, getContext);
   registerPlanCommands(program, getContext);
+  registerOperateCommands(program, getContext);
+  registerWorkerCommand(program, getContext);
+  registerDemoCommand(program, getContext);
+  registerBenchCommand(program, getContext);
   void io;
 }

@@ -1,0 +1,5 @@
+import type { DotplanBench } from './run.js';
+
+export const benchDotplan: DotplanBench = async () => {
+  throw new Error('not written yet');
+};

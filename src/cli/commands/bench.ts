@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { benchDotplan } from '../../bench/dotplan.js';
+import { renderBench, runBench } from '../../bench/run.js';
+import type { GetContext } from './index.js';
+
+/** `dotplan bench`: throughput, chain latency and idle poll on SQLite and PostgreSQL, with graphile-worker as the anchor. */
+export function registerBenchCommand(program: Command, getContext: GetContext): void {
+  program
+    .command('bench')
+    .description('measure throughput, chain latency and idle-poll cost on SQLite and (with --db/DATABASE_URL postgres://) PostgreSQL, against graphile-worker')
+    .option('--json', 'print {"results":[{"backend","scenario","value","unit","anchor"?,"ratio"?}]}')
+    .option('--nodes <n>', 'nodes in the throughput run', '10000')
+    .option('--chain <n>', 'steps in the chain run', '500')
+    .option('--plans <n>', 'stored plans behind the idle poll', '10000')
+    .action(async (opts: { json?: boolean; nodes: string; chain: string; plans: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const report = await runBench({
+        ...(ctx.config.databaseUrl !== undefined ? { postgresUrl: ctx.config.databaseUrl } : {}),
+        sizes: { nodes: Number(opts.nodes), chain: Number(opts.chain), plans: Number(opts.plans) },
+        dotplan: benchDotplan,
+        progress: (line) => ctx.io.err(line),
+      });
+      for (const warning of report.warnings) ctx.io.err(`warning: ${warning}`);
+      ctx.io.out(renderBench(report, { json: opts.json === true }));
+    });
+}

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { DotplanError } from '../../errors/errors.js';
+import type { Store } from '../../store/index.js';
+import { printJson } from '../io.js';
+import type { GetContext } from './index.js';
+
+/** Person and operator commands: answer a question, retry or skip a node, cancel a plan. */
+export function registerOperateCommands(program: Command, getContext: GetContext): void {
+  program
+    .command('answer')
+    .description('answer a node that is waiting for input (awaiting_input → done); the plan goes on')
+    .argument('<plan>', 'plan id')
+    .argument('<node>', 'node id')
+    .argument('<text>', 'the answer')
+    .option('--json', 'print the node as JSON')
+    .action(async (planId: string, nodeId: string, text: string, opts: { json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const node = await (await ctx.store()).answerNode(planId, nodeId, text, 'person');
+      if (opts.json) printJson(ctx.io, node);
+      else ctx.io.out(`${planId} ${nodeId}: answered ${JSON.stringify(text)}`);
+    });
+
+  const node = program.command('node').description('operator moves on one node');
+  node
+    .command('retry')
+    .description('run a failed node again (failed → ready, attempts start afresh); a failed plan resumes')
+    .argument('<plan>', 'plan id')
+    .argument('<node>', 'node id')
+    .option('--reason <text>', 'why, recorded in the events')
+    .action(async (planId: string, nodeId: string, opts: { reason?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const store = await ctx.store();
+      await resumeIfFailed(store, planId);
+      await store.applyNodeMoves(planId, [{ node: nodeId, to: 'ready' }], 'operator', opts.reason ?? 'retried by an operator');
+      ctx.io.out(`${planId} ${nodeId}: ready (retry)`);
+    });
+  node
+    .command('skip')
+    .description('skip a node that has not run (pending, ready, failed or awaiting_input → skipped); its dependants go on')
+    .argument('<plan>', 'plan id')
+    .argument('<node>', 'node id')
+    .option('--reason <text>', 'why, recorded in the events')
+    .action(async (planId: string, nodeId: string, opts: { reason?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const store = await ctx.store();
+      await resumeIfFailed(store, planId);
+      await store.applyNodeMoves(planId, [{ node: nodeId, to: 'skipped' }], 'operator', opts.reason ?? 'skipped by an operator');
+      ctx.io.out(`${planId} ${nodeId}: skipped`);
+    });
+
+  program
+    .commands.find((c) => c.name() === 'plan')
+    ?.command('cancel')
+    .description('cancel a plan: every node that has not finished is cancelled')
+    .argument('<id>', 'plan id')
+    .option('--reason <text>', 'why, recorded in the events')
+    .action(async (planId: string, opts: { reason?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const plan = await (await ctx.store()).cancelPlan(planId, 'operator', opts.reason ?? 'cancelled by an operator');
+      ctx.io.out(`${plan.id}: ${plan.status}`);
+    });
+}
+
+/** Retrying or skipping a node of a failed plan puts the plan back to running first. */
+async function resumeIfFailed(store: Store, planId: string): Promise<void> {
+  const plan = await store.getPlan(planId);
+  if (plan.status === 'failed') await store.setPlanStatus(planId, 'running', 'operator', 'resumed by an operator');
+  else if (plan.status !== 'running' && plan.status !== 'paused') {
+    throw new DotplanError('INVALID_INPUT', `plan ${planId} is ${plan.status}; only a running, paused or failed plan's nodes can be retried or skipped`);
+  }
+}

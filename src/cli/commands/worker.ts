@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { assertCron } from '../../worker/poller.js';
+import { ProgressPrinter } from '../../worker/progress.js';
+import { Worker } from '../../worker/worker.js';
+import { InvalidInputError } from '../../errors/errors.js';
+import type { Store } from '../../store/index.js';
+import type { GetContext } from './index.js';
+
+/** `dotplan worker`: run ready nodes of every running plan until stopped (or idle). */
+export function registerWorkerCommand(program: Command, getContext: GetContext): void {
+  program
+    .command('worker')
+    .description('run ready nodes: polls on a cron schedule and wakes at once when work appears')
+    .option('--poll <cron>', 'node-cron schedule of the safety-net poll (default "*/30 * * * * *", every 30 s)')
+    .option('--concurrency <n>', 'nodes run at once (default 4)')
+    .option('--lease-ms <ms>', 'lease length for claimed nodes (default 30000)')
+    .option('--until-idle', 'exit 0 once nothing is ready, running or due for retry (questions do not count)')
+    .option('--json', 'print events as JSON lines')
+    .option('--quiet', 'print no progress')
+    .action(async (opts: { poll?: string; concurrency?: string; leaseMs?: string; untilIdle?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const poll = opts.poll ?? ctx.config.worker.poll;
+      assertCron(poll);
+      const concurrency = positiveInt('--concurrency', opts.concurrency) ?? ctx.config.worker.concurrency;
+      const leaseMs = positiveInt('--lease-ms', opts.leaseMs) ?? ctx.config.worker.leaseMs;
+      const [store, tools] = await Promise.all([ctx.store(), ctx.tools()]);
+      const worker = new Worker({ store, tools, poll, concurrency, leaseMs, retryDefaults: ctx.config.retry, untilIdle: opts.untilIdle === true });
+      worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
+      worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
+      const stopProgress = opts.quiet ? () => Promise.resolve() : followEvents(store, new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json));
+      if (!opts.json && !opts.quiet) ctx.io.err(`worker ${worker.owner} on ${store.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
+
+      let signalled = false;
+      const onSignal = (name: string) => {
+        if (signalled) process.exit(130); // a second Ctrl-C: leave now
+        signalled = true;
+        ctx.io.err(`${name}: stopping; running nodes are released back to ready`);
+        void worker.stop();
+      };
+      process.once('SIGINT', () => onSignal('SIGINT')).once('SIGTERM', () => onSignal('SIGTERM'));
+      worker.start();
+      await Promise.race([worker.idle, new Promise<void>((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve))]);
+      await worker.stop();
+      await stopProgress();
+    });
+}
+
+/** Prints every event committed from now on (all plans), woken by the store. */
+function followEvents(store: Store, printer: ProgressPrinter): () => Promise<void> {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const unsubscribe = store.onWake(() => wake?.());
+  const loop = (async () => {
+    let after = await store.lastEventId();
+    while (true) {
+      for (const event of await store.listAllEvents({ after, limit: 1000 })) {
+        after = event.id;
+        printer.print(event);
+      }
+      if (stopped) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 500);
+      });
+    }
+  })();
+  return async () => {
+    stopped = true;
+    wake?.();
+    unsubscribe();
+    await loop;
+  };
+}
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`${flag} must be a whole number of at least 1, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,58 @@
+import type { EventRecord } from '../store/types.js';
+
+/**
+ * One readable line per status move (time, plan, node, from → to, duration of the attempt), or one
+ * JSON object per line with `--json`. Durations are measured from the node's last move to
+ * `running` among the events seen.
+ */
+export class ProgressPrinter {
+  private readonly startedAt = new Map<string, number>();
+
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly json = false,
+  ) {}
+
+  print(event: EventRecord): void {
+    const key = `${event.planId}\u0000${event.nodeId ?? ''}`;
+    let durationMs: number | undefined;
+    if (event.to === 'running') this.startedAt.set(key, event.at.getTime());
+    else if (event.from === 'running' && this.startedAt.has(key)) {
+      durationMs = event.at.getTime() - this.startedAt.get(key)!;
+      this.startedAt.delete(key);
+    }
+    if (this.json) {
+      this.write(
+        JSON.stringify({
+          id: event.id,
+          at: event.at.toISOString(),
+          plan: event.planId,
+          ...(event.nodeId !== undefined ? { node: event.nodeId } : {}),
+          driver: event.driver,
+          from: event.from,
+          to: event.to,
+          ...(event.reason ? { reason: event.reason } : {}),
+          ...(durationMs !== undefined ? { durationMs } : {}),
+        }),
+      );
+      return;
+    }
+    const time = event.at.toISOString().slice(11, 23);
+    const subject = event.nodeId !== undefined ? `node ${event.nodeId}` : 'plan';
+    const move = `${event.from || '∅'} → ${event.to}`;
+    const took = durationMs !== undefined ? ` (${formatMs(durationMs)})` : '';
+    const why = event.reason ? `  ${oneLine(event.reason)}` : '';
+    this.write(`${time}  ${event.planId}  ${subject.padEnd(16)}  ${move}${took}${why}`);
+  }
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
