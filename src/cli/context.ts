@@ -9,6 +9,7 @@ export interface GlobalFlags {
   db?: string;
   tools?: string[];
   config?: string;
+  httpAllow?: string;
   debug?: boolean;
 }
 
@@ -25,7 +26,7 @@ export interface CliContext {
 
 export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliContext> {
   const config = await resolveConfig({
-    flags: { databaseUrl: flags.db, tools: flags.tools, configFile: flags.config },
+    flags: { databaseUrl: flags.db, tools: flags.tools, configFile: flags.config, httpAllow: flags.httpAllow },
     env: process.env,
     cwd: process.cwd(),
   });

@@ -15,6 +15,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .version(await packageVersion(), '-V, --version')
     .addOption(new Option('--db <url>', 'database URL (overrides DATABASE_URL; default: SQLite .dotplan/dotplan.db)'))
     .addOption(new Option('--tools <module>', 'a module whose default export is an array of tools (repeatable; also DOTPLAN_TOOLS)').argParser(collect))
+    .addOption(new Option('--http-allow <hosts>', 'hosts the http tool may call, comma-separated (also DOTPLAN_HTTP_ALLOW)'))
     .addOption(new Option('--config <file>', 'configuration file (default: dotplan.config.json if present; also DOTPLAN_CONFIG)'))
     .addOption(new Option('--debug', 'print stack traces for errors'))
     .showHelpAfterError('(run with --help for usage)')
