@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DotplanError } from '../../errors/errors.js';
+import { assertNodeMove } from '../../state/node-moves.js';
 import type { Store } from '../../store/index.js';
 import { printJson } from '../io.js';
 import type { GetContext } from './index.js';
@@ -21,32 +22,29 @@ export function registerOperateCommands(program: Command, getContext: GetContext
     });
 
   const node = program.command('node').description('operator moves on one node');
-  node
-    .command('retry')
-    .description('run a failed node again (failed → ready, attempts start afresh); a failed plan resumes')
-    .argument('<plan>', 'plan id')
-    .argument('<node>', 'node id')
-    .option('--reason <text>', 'why, recorded in the events')
-    .action(async (planId: string, nodeId: string, opts: { reason?: string }, command: Command) => {
-      const ctx = await getContext(command);
-      const store = await ctx.store();
-      await resumeIfFailed(store, planId);
-      await store.applyNodeMoves(planId, [{ node: nodeId, to: 'ready' }], 'operator', opts.reason ?? 'retried by an operator');
-      ctx.io.out(`${planId} ${nodeId}: ready (retry)`);
-    });
-  node
-    .command('skip')
-    .description('skip a node that has not run (pending, ready, failed or awaiting_input → skipped); its dependants go on')
-    .argument('<plan>', 'plan id')
-    .argument('<node>', 'node id')
-    .option('--reason <text>', 'why, recorded in the events')
-    .action(async (planId: string, nodeId: string, opts: { reason?: string }, command: Command) => {
-      const ctx = await getContext(command);
-      const store = await ctx.store();
-      await resumeIfFailed(store, planId);
-      await store.applyNodeMoves(planId, [{ node: nodeId, to: 'skipped' }], 'operator', opts.reason ?? 'skipped by an operator');
-      ctx.io.out(`${planId} ${nodeId}: skipped`);
-    });
+  const operatorMove = (name: string, to: 'ready' | 'skipped', description: string, done: string) =>
+    node
+      .command(name)
+      .description(description)
+      .argument('<plan>', 'plan id')
+      .argument('<node>', 'node id')
+      .option('--reason <text>', 'why, recorded in the events')
+      .action(async (planId: string, nodeId: string, opts: { reason?: string }, command: Command) => {
+        const ctx = await getContext(command);
+        const store = await ctx.store();
+        // Check the move first, so that a refused one does not resume a failed plan either.
+        assertNodeMove({ node: nodeId, from: (await store.getNode(planId, nodeId)).status, to, driver: 'operator' });
+        await resumeIfFailed(store, planId);
+        await store.applyNodeMoves(planId, [{ node: nodeId, to }], 'operator', opts.reason ?? `${done} by an operator`);
+        ctx.io.out(`${planId} ${nodeId}: ${to}`);
+      });
+  operatorMove('retry', 'ready', 'run a failed node again (failed → ready, attempts start afresh); a failed plan resumes', 'retried');
+  operatorMove(
+    'skip',
+    'skipped',
+    'skip a node that has not run (pending, ready, failed or awaiting_input → skipped); its dependants go on',
+    'skipped',
+  );
 
   program
     .commands.find((c) => c.name() === 'plan')
