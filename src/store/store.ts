@@ -8,7 +8,7 @@ import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { TxContext } from './sql/context.js';
 import { countActive } from './sql/counts.js';
 import { chunk, marks, type Db, type Queryable } from './sql/executor.js';
-import { finishAttemptInTx, type PlanCache } from './sql/finish.js';
+import { finishAttemptInTx, type Finished, type PlanCache } from './sql/finish.js';
 import { finishFastPostgres } from './sql/finish-fast.js';
 import { expireLeases, renewLeases } from './sql/leases.js';
 import { answer, applyMoves } from './sql/moves.js';
@@ -25,6 +25,7 @@ import type {
   EventRecord,
   ExpireOptions,
   FinishRequest,
+  HandOff,
   ListEventsOptions,
   ListPlansOptions,
   NodeMoveRequest,
@@ -46,6 +47,8 @@ export class SqlStore implements Store {
   readonly #db: Db;
   readonly #reads: Reads;
   readonly #wakes: Wakes;
+  /** Lease tokens (claimed here, PostgreSQL) of nodes with dependents: their `done` skips the fast path. */
+  readonly #withDependents = new Set<string>();
   #closed = false;
 
   constructor(connection: Connection) {
@@ -121,7 +124,10 @@ export class SqlStore implements Store {
   // --- worker primitives ------------------------------------------------------------------------
   async claimReady(options: ClaimOptions): Promise<ClaimedNode[]> {
     if (options.limit <= 0) return [];
-    if (this.#db.dialect === 'postgres') return claimPostgres(this.#db, options);
+    if (this.#db.dialect === 'postgres') {
+      if (this.#withDependents.size > 100_000) this.#withDependents.clear(); // tokens of lost leases: only a hint
+      return claimPostgres(this.#db, options, this.#withDependents);
+    }
     return this.#db.tx((q) => claimSqlite(q, options));
   }
 
@@ -145,10 +151,11 @@ export class SqlStore implements Store {
     return result!;
   }
 
-  async finishAttempts(requests: FinishRequest[]): Promise<Array<NodeRecord | Error>> {
+  async finishAttempts(requests: FinishRequest[], handOff?: HandOff): Promise<Array<NodeRecord | Error>> {
     const results: Array<NodeRecord | Error | undefined> = new Array(requests.length);
     if (this.#db.dialect === 'postgres') {
-      const fast = await finishFastPostgres(this.#db, requests);
+      const fast = await finishFastPostgres(this.#db, requests, (r) => r.outcome.status === 'done' && this.#withDependents.has(r.token));
+      for (const r of requests) this.#withDependents.delete(r.token);
       const settle = new Set<string>();
       const wakes: WakeEvent[] = [];
       for (const { index, row, ready } of fast) {
@@ -169,25 +176,56 @@ export class SqlStore implements Store {
     }
     const rest = requests.map((request, index) => ({ request, index })).filter(({ index }) => results[index] === undefined);
     if (rest.length > 0) {
-      const done = await this.#write(async (ctx) => {
-        const plans: PlanCache = new Map();
-        const out: Array<{ planId: string; nodeId: string } | Error> = [];
-        for (const { request } of rest) {
-          try {
-            out.push(await finishAttemptInTx(ctx, request.token, request.outcome, plans));
-          } catch (error) {
-            if (!(error instanceof ConflictError)) throw error;
-            out.push(error);
+      let limit: number | undefined;
+      let claims: ClaimedNode[] = [];
+      let launched = false;
+      const requeued = rest.some(({ request: { outcome } }) => outcome.status === 'released' || (outcome.status === 'failed' && outcome.retryAt !== undefined));
+      const launch = () => {
+        if (limit === undefined || launched) return;
+        launched = true;
+        handOff!.launch(claims);
+      };
+      const done = await this.#write(
+        async (ctx) => {
+          claims = [];
+          const plans: PlanCache = new Map();
+          const out: Array<Finished | Error> = [];
+          for (const { request } of rest) {
+            try {
+              out.push(await finishAttemptInTx(ctx, request.token, request.outcome, plans));
+            } catch (error) {
+              if (!(error instanceof ConflictError)) throw error;
+              out.push(error);
+            }
           }
-        }
-        return out;
+          // Hand the freed slots on: claim the new ready work in this same transaction.
+          if (handOff && ctx.wakes.some((w) => w.reason === 'ready')) {
+            limit ??= handOff.reserve();
+            if (limit > 0) {
+              const options = { owner: handOff.owner, leaseMs: handOff.leaseMs, limit };
+              claims = ctx.q.dialect === 'postgres' ? await claimPostgres(ctx.q, options, this.#withDependents) : await claimSqlite(ctx.q, options);
+            }
+            if (claims.length < limit && !requeued) {
+              // It took all there was: no worker needs waking for it, and those plans have running
+              // nodes, whose finishers settle them. (A retry due later keeps its wake-up: the
+              // worker sets its timer from it.)
+              for (const w of ctx.wakes) if (w.reason === 'ready' && w.planId !== undefined) ctx.settle.delete(w.planId);
+              ctx.wakes = ctx.wakes.filter((w) => w.reason !== 'ready');
+            }
+          }
+          return out;
+        },
+        launch,
+      ).finally(() => {
+        claims = [];
+        launch();
       });
       const byPlan = new Map<string, string[]>();
-      for (const r of done) if (!(r instanceof Error)) byPlan.set(r.planId, [...(byPlan.get(r.planId) ?? []), r.nodeId]);
+      for (const r of done) if (!(r instanceof Error) && !r.record) byPlan.set(r.planId, [...(byPlan.get(r.planId) ?? []), r.nodeId]);
       const records = new Map<string, NodeRecord>();
       for (const [planId, ids] of byPlan) for (const node of await this.#nodes(planId, ids)) records.set(`${planId}\u0000${node.id}`, node);
       done.forEach((r, i) => {
-        results[rest[i]!.index] = r instanceof Error ? r : records.get(`${r.planId}\u0000${r.nodeId}`)!;
+        results[rest[i]!.index] = r instanceof Error ? r : (r.record ?? records.get(`${r.planId}\u0000${r.nodeId}`)!);
       });
     }
     return results as Array<NodeRecord | Error>;
@@ -224,7 +262,7 @@ export class SqlStore implements Store {
    * the transaction (writers are serialised), on PostgreSQL right after commit (see settlePlan);
    * NOTIFY is sent inside the transaction so that it is delivered exactly when the rows are visible.
    */
-  async #write<T>(fn: (ctx: TxContext) => Promise<T>): Promise<T> {
+  async #write<T>(fn: (ctx: TxContext) => Promise<T>, afterCommit?: () => void): Promise<T> {
     let wakes: WakeEvent[] = [];
     let settle = new Set<string>();
     const result = await this.#db.tx(async (q: Queryable) => {
@@ -244,11 +282,18 @@ export class SqlStore implements Store {
       settle = ctx.settle;
       return value;
     });
+    // Start handed-off work and wake workers first (new ready work must not wait for the settle
+    // round trip), then settle — except plans this transaction gave ready work: whoever finishes
+    // that work settles them.
+    afterCommit?.();
+    this.#wakes.emit(wakes);
+    const settled: WakeEvent[] = [];
+    for (const wake of wakes) if (wake.reason === 'ready' && wake.planId !== undefined) settle.delete(wake.planId);
     for (const planId of settle) {
       const wake = await settlePlan(this.#db, planId);
-      if (wake) wakes.push(wake);
+      if (wake) settled.push(wake);
     }
-    this.#wakes.emit(wakes);
+    this.#wakes.emit(settled);
     return result;
   }
 

@@ -125,6 +125,20 @@ export interface FinishRequest {
   outcome: AttemptOutcome;
 }
 
+/**
+ * A worker handing the slots of finished nodes on: when outcomes make new work ready, finishAttempts
+ * claims it in the same transaction (the usual lease, events and order), which spares a chain step
+ * a wake-up, a claim and a commit.
+ */
+export interface HandOff {
+  owner: string;
+  leaseMs: number;
+  /** How many nodes may be claimed now; called at most once per finishAttempts, only when there is new ready work. */
+  reserve(): number;
+  /** Called once after commit when `reserve` was called (also after a failure, with none): start these. */
+  launch(claims: ClaimedNode[]): void;
+}
+
 export interface ClaimOptions {
   /** Worker id, recorded as the lease owner. */
   owner: string;
@@ -202,7 +216,7 @@ export interface Store {
   /** Records an attempt's outcome; a stale token throws ConflictError('lease lost') and writes nothing. */
   finishAttempt(token: string, outcome: AttemptOutcome): Promise<NodeRecord>;
   /** Several outcomes in one transaction; a stale token only fails its own entry (returned as an Error). */
-  finishAttempts(requests: FinishRequest[]): Promise<Array<NodeRecord | Error>>;
+  finishAttempts(requests: FinishRequest[], handOff?: HandOff): Promise<Array<NodeRecord | Error>>;
   /** awaiting_input → done with the answer, then readiness propagates. */
   answerNode(planId: string, nodeId: string, answer: string, driver: Driver): Promise<NodeRecord>;
   countActive(): Promise<ActiveCounts>;

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, FinishRequest, NodeRecord, Store } from '../store/types.js';
+import type { AttemptOutcome, FinishRequest, HandOff, NodeRecord, Store } from '../store/types.js';
 
 /**
  * Group commit for attempt outcomes: outcomes that arrive while a write is in flight go together in
@@ -9,7 +9,11 @@ export class FinishBatcher {
   private queue: Array<{ request: FinishRequest; resolve: (r: NodeRecord | Error) => void }> = [];
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly store: Store) {}
+  /** `handOff`: asked before each write for the worker's hand-off (undefined: none, e.g. stopping). */
+  constructor(
+    private readonly store: Store,
+    private readonly handOff: () => HandOff | undefined = () => undefined,
+  ) {}
 
   finish(token: string, outcome: AttemptOutcome): Promise<NodeRecord | Error> {
     return new Promise((resolve) => {
@@ -28,7 +32,7 @@ export class FinishBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, 500);
       try {
-        const results = await this.store.finishAttempts(batch.map((b) => b.request));
+        const results = await this.store.finishAttempts(batch.map((b) => b.request), this.handOff());
         batch.forEach((b, i) => b.resolve(results[i] ?? new Error('no result')));
       } catch (error) {
         batch.forEach((b) => b.resolve(error instanceof Error ? error : new Error(String(error))));

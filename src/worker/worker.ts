@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
 import type { RetryDefaults } from '../engine/retry-policy.js';
-import type { ClaimedNode, Store } from '../store/types.js';
+import type { ClaimedNode, HandOff, Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
+
+/** Attempts a lost lease may cost a node that sets no `retries` (nor its plan), at least. */
+const EXPIRY_RETRIES = 2;
 
 export interface WorkerOptions {
   store: Store;
@@ -44,6 +47,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private renewTimer: NodeJS.Timeout | undefined;
   private dueTimer: NodeJS.Timeout | undefined;
   private lastExpiry = 0;
+  /** The last claim took all it could: more ready work may be waiting. */
+  private backlog = true;
+  /** Slots promised to a hand-off in progress (see handOff). */
+  private reserved = 0;
   private stopped: Promise<void> | undefined;
   private idleResolve: (() => void) | undefined;
   readonly idle: Promise<void>;
@@ -51,13 +58,18 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   constructor(private readonly options: WorkerOptions) {
     super();
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.finisher = new FinishBatcher(options.store);
+    this.finisher = new FinishBatcher(options.store, () => this.handOff());
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
   }
 
   start(): this {
-    this.unsubscribe = this.options.store.onWake(() => this.poller.wake());
+    // `finished` wake-ups are this process's own writes, announced after commit: the slots they free
+    // are handled in launch(), so they matter only to notice idleness once nothing runs.
+    this.unsubscribe = this.options.store.onWake((event) => (event.reason !== 'finished' || this.inflight.size === 0) && this.poller.wake());
+    // PostgreSQL's LISTEN starts with that subscription: look again once it is active, so that work
+    // committed by other processes in the meantime does not wait for the next poll.
+    void (this.options.store as Partial<{ listening: Promise<void> }>).listening?.then(() => this.poller.wake());
     const every = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renewLeases(), every);
     this.poller.start();
@@ -97,12 +109,18 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const now = Date.now();
     if (now - this.lastExpiry >= Math.min(leaseMs, 5_000)) {
       this.lastExpiry = now;
-      await store.expireLeases({ defaultRetries: this.options.retryDefaults.retries });
+      // A crashed worker is not the node's fault: unless the node or plan sets `retries`, a lost
+      // lease may cost at least EXPIRY_RETRIES attempts (the configured default retries is often 0).
+      await store.expireLeases({ defaultRetries: Math.max(this.options.retryDefaults.retries, EXPIRY_RETRIES) });
     }
-    const free = concurrency - this.inflight.size;
-    if (free <= 0) return false;
+    const free = concurrency - this.inflight.size - this.reserved;
+    if (free <= 0) {
+      this.backlog = true;
+      return false;
+    }
     const claims = await store.claimReady({ owner: this.owner, limit: free, leaseMs });
     for (const claim of claims) this.launch(claim);
+    this.backlog = claims.length === free;
     if (claims.length === free) return true;
     if (this.inflight.size === 0) await this.checkIdle();
     return false;
@@ -119,15 +137,56 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           retryDefaults: this.options.retryDefaults,
           log: (planId, nodeId, message) => this.emit('tool:log', planId, nodeId, message),
         });
-        const result = await this.finisher.finish(claim.token, outcome);
+        // The tool is done: its slot is free while the outcome is written (group commit), so that
+        // with a backlog the next claims overlap the write. Without one, new work announces itself
+        // (a ready wake-up) and a claim now would find nothing.
+        const written = this.finisher.finish(claim.token, outcome);
+        this.inflight.delete(claim.token);
+        if (this.backlog) this.poller.wake();
+        const result = await written;
         if (result instanceof Error && !controller.signal.aborted) this.emit('worker:error', result);
+        // A round that ran while the outcome was being written still counted this node as running:
+        // look again so that idleness is noticed. Outcomes the store announces after commit
+        // (`finished`, `ready`) do that through onWake; the others (awaiting_input, a lost lease) here.
+        // A retry due later (ready, runAfter ahead) is not announced either: the next round schedules its wake.
+        const announced =
+          !(result instanceof Error) && (result.status === 'done' || result.status === 'failed' || (result.status === 'ready' && !(result.runAfter && result.runAfter.getTime() > Date.now())));
+        if (this.inflight.size === 0 && !announced) this.poller.wake();
       } catch (error) {
         this.emit('worker:error', error);
       } finally {
-        this.inflight.delete(claim.token);
-        this.poller.wake();
+        if (this.inflight.delete(claim.token)) this.poller.wake();
       }
     })();
+  }
+
+  /**
+   * The slots a write may fill with the work its outcomes make ready (claimed in the same
+   * transaction): a chain's next step starts without a wake-up, a claim or a commit of its own.
+   */
+  private handOff(): HandOff | undefined {
+    if (this.stopped) return undefined;
+    let reserved = 0;
+    let open = true;
+    return {
+      owner: this.owner,
+      leaseMs: this.options.leaseMs,
+      reserve: () => {
+        reserved = this.stopped ? 0 : Math.max(0, this.options.concurrency - this.inflight.size - this.reserved);
+        this.reserved += reserved;
+        return reserved;
+      },
+      launch: (claims) => {
+        if (!open) return;
+        open = false;
+        this.reserved -= reserved;
+        for (const claim of claims) {
+          if (this.stopped) void this.finisher.finish(claim.token, { status: 'released' });
+          else this.launch(claim);
+        }
+        if (claims.length < reserved && this.backlog) this.poller.wake(); // a round may have gone without these slots
+      },
+    };
   }
 
   private async renewLeases(): Promise<void> {

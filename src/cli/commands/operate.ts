@@ -34,8 +34,10 @@ export function registerOperateCommands(program: Command, getContext: GetContext
         const store = await ctx.store();
         // Check the move first, so that a refused one does not resume a failed plan either.
         assertNodeMove({ node: nodeId, from: (await store.getNode(planId, nodeId)).status, to, driver: 'operator' });
-        await resumeIfFailed(store, planId);
+        const failed = await isFailedPlan(store, planId);
         await store.applyNodeMoves(planId, [{ node: nodeId, to }], 'operator', opts.reason ?? `${done} by an operator`);
+        // Resume after the move: a plan resumed first finds its failed node and nothing left to run, and fails again at once.
+        if (failed) await store.setPlanStatus(planId, 'running', 'operator', 'resumed by an operator');
         ctx.io.out(`${planId} ${nodeId}: ${to}`);
       });
   operatorMove('retry', 'ready', 'run a failed node again (failed → ready, attempts start afresh); a failed plan resumes', 'retried');
@@ -59,11 +61,11 @@ export function registerOperateCommands(program: Command, getContext: GetContext
     });
 }
 
-/** Retrying or skipping a node of a failed plan puts the plan back to running first. */
-async function resumeIfFailed(store: Store, planId: string): Promise<void> {
+/** Whether the plan is failed (to be resumed by the move); refuses plans whose nodes an operator may not move. */
+async function isFailedPlan(store: Store, planId: string): Promise<boolean> {
   const plan = await store.getPlan(planId);
-  if (plan.status === 'failed') await store.setPlanStatus(planId, 'running', 'operator', 'resumed by an operator');
-  else if (plan.status !== 'running' && plan.status !== 'paused') {
+  if (plan.status !== 'failed' && plan.status !== 'running' && plan.status !== 'paused') {
     throw new DotplanError('INVALID_INPUT', `plan ${planId} is ${plan.status}; only a running, paused or failed plan's nodes can be retried or skipped`);
   }
+  return plan.status === 'failed';
 }

@@ -28,10 +28,13 @@ interface ClaimRow {
 const DUE = `n.status = 'ready' AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
 const RETURNING = `nodes.id, nodes.plan_id AS "planId", nodes.node_id AS "nodeId", nodes.type, nodes.label, nodes.attributes, nodes.attempts, nodes.lease_token AS "token", nodes.lease_expires_at AS "leaseExpiresAt"`;
 
+/** Whether a claimed node has dependents: finishing it then needs propagation (no fast path). */
+const HAS_DEPENDENTS = `EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = nodes.plan_id AND e.from_node = nodes.node_id) AS "hasDependents"`;
+
 const PG_CLAIM =
   `WITH c AS (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED), ` +
   `u AS (UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = nodes.id || '.' || replace(gen_random_uuid()::text, '-', ''), lease_expires_at = NOW + ?, ` +
-  `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${RETURNING}), ` +
+  `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${RETURNING}, ${HAS_DEPENDENTS}), ` +
   `e AS (INSERT INTO events (plan_id, node_id, driver, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'engine', 'ready', 'running', ?, NOW FROM u) ` +
   `SELECT u.*, p.params, p.attributes AS "planAttributes" FROM u JOIN plans p ON p.id = u."planId" ORDER BY u.id`;
 
@@ -40,9 +43,13 @@ const SQLITE_CLAIM =
   `attempts = attempts + 1, started_at = NOW, updated_at = NOW ` +
   `WHERE id IN (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ?) RETURNING ${RETURNING}`;
 
-/** PostgreSQL: call outside a transaction (the statement is its own). */
-export async function claimPostgres(q: Queryable, options: ClaimOptions): Promise<ClaimedNode[]> {
-  const rows = await q.all<ClaimRow & { params: string; planAttributes: string }>(PG_CLAIM, [options.limit, options.owner, options.leaseMs, `claimed by ${options.owner}`]);
+/**
+ * PostgreSQL: call outside a transaction (the statement is its own). The tokens of claimed nodes
+ * that have dependents are added to `withDependents` (finishAttempts skips the fast path for them).
+ */
+export async function claimPostgres(q: Queryable, options: ClaimOptions, withDependents?: Set<string>): Promise<ClaimedNode[]> {
+  const rows = await q.all<ClaimRow & { params: string; planAttributes: string; hasDependents: boolean }>(PG_CLAIM, [options.limit, options.owner, options.leaseMs, `claimed by ${options.owner}`]);
+  if (withDependents) for (const row of rows) if (row.hasDependents) withDependents.add(row.token);
   return toClaimed(rows, new Map(rows.map((r) => [r.planId, { params: r.params, attributes: r.planAttributes }])));
 }
 

@@ -28,11 +28,12 @@ export function fastEligible(request: FinishRequest): boolean {
   return outcome.status === 'done' || outcome.status === 'released' || (outcome.status === 'failed' && outcome.retryAt !== undefined);
 }
 
-export async function finishFastPostgres(q: Queryable, requests: readonly FinishRequest[]): Promise<FastResult[]> {
+/** `skip`: requests known not to qualify (a `done` node with dependents), spared the attempt. */
+export async function finishFastPostgres(q: Queryable, requests: readonly FinishRequest[], skip: (request: FinishRequest) => boolean = () => false): Promise<FastResult[]> {
   const entries: Entry[] = [];
   requests.forEach((request, index) => {
     const id = tokenRowId(request.token);
-    if (id === undefined || !fastEligible(request)) return;
+    if (id === undefined || !fastEligible(request) || skip(request)) return;
     const o = request.outcome;
     if (o.status === 'done') entries.push({ index, values: [id, request.token, 'done', o.output ?? null, null, null, 0, null] });
     else if (o.status === 'released') entries.push({ index, values: [id, request.token, 'ready', null, null, 0, -1, 'released by its worker (shutting down); the attempt does not count'] });

@@ -11,11 +11,15 @@ import { insertEvents, setNodesStatus, type TxContext } from './context.js';
  * sources read in a later statement, so of two transactions finishing two parents of one join,
  * the second always sees the first's result.
  */
-type Candidates = { kind: 'all' } | { kind: 'dependentsOf'; nodeIds: readonly string[] };
+type Candidates = { kind: 'all' } | { kind: 'dependentsOf'; nodeIds: readonly string[]; locked?: readonly string[] };
 
-/** After nodes finished (done, failed, skipped...): their pending dependents. */
-export function propagateFrom(ctx: TxContext, planId: string, nodeIds: readonly string[]): Promise<void> {
-  return nodeIds.length === 0 ? Promise.resolve() : propagate(ctx, planId, { kind: 'dependentsOf', nodeIds });
+/**
+ * After nodes finished (done, failed, skipped...): their pending dependents. `locked`: those
+ * dependents' pending ids, already locked by the caller's statement (PostgreSQL's finish).
+ */
+export function propagateFrom(ctx: TxContext, planId: string, nodeIds: readonly string[], locked?: readonly string[]): Promise<void> {
+  if (nodeIds.length === 0) return Promise.resolve();
+  return propagate(ctx, planId, locked ? { kind: 'dependentsOf', nodeIds, locked } : { kind: 'dependentsOf', nodeIds });
 }
 
 /** When a plan starts or resumes: every pending node. */
@@ -26,7 +30,7 @@ export function propagateAll(ctx: TxContext, planId: string): Promise<void> {
 async function propagate(ctx: TxContext, planId: string, first: Candidates): Promise<void> {
   let candidates: Candidates | undefined = first;
   while (candidates) {
-    const pending = await lockPending(ctx, planId, candidates);
+    const pending = candidates.kind === 'dependentsOf' && candidates.locked ? [...candidates.locked] : await lockPending(ctx, planId, candidates);
     if (pending.length === 0) return;
     const incoming = await readIncoming(ctx, planId, pending);
     const ready: string[] = [];
@@ -49,9 +53,20 @@ async function lockPending(ctx: TxContext, planId: string, candidates: Candidate
     const rows = await q.all<{ nodeId: string }>(`SELECT node_id AS "nodeId" FROM nodes WHERE plan_id = ? AND status = 'pending' ORDER BY id${forUpdate(q)}`, [planId]);
     return rows.map((r) => r.nodeId);
   }
+  if (q.dialect === 'postgres' && candidates.nodeIds.length <= 500) {
+    // One round trip: the dependents' ids as an array (an init plan), then their rows by the unique
+    // (plan_id, node_id) index, locked in id order.
+    const rows = await q.all<{ nodeId: string; status: string }>(
+      `SELECT node_id AS "nodeId", status FROM nodes WHERE plan_id = ? AND node_id = ANY(ARRAY(SELECT to_node FROM edges WHERE plan_id = ? AND from_node IN (${marks(candidates.nodeIds.length)}))) ORDER BY id FOR UPDATE`,
+      [planId, planId, ...candidates.nodeIds],
+    );
+    return rows.filter((r) => r.status === 'pending').map((r) => r.nodeId);
+  }
+  // No DISTINCT (the Set dedupes): with it SQLite walks the (plan_id, to_node) index over every
+  // edge of the plan instead of seeking (plan_id, from_node) — O(plan) per finished node.
   const targets = new Set<string>();
   for (const part of chunk(candidates.nodeIds)) {
-    const rows = await q.all<{ to: string }>(`SELECT DISTINCT to_node AS "to" FROM edges WHERE plan_id = ? AND from_node IN (${marks(part.length)})`, [planId, ...part]);
+    const rows = await q.all<{ to: string }>(`SELECT to_node AS "to" FROM edges WHERE plan_id = ? AND from_node IN (${marks(part.length)})`, [planId, ...part]);
     for (const r of rows) targets.add(r.to);
   }
   // By (plan_id, node_id) only, so that the unique index is the obvious plan whatever the statistics.
@@ -98,6 +113,18 @@ async function readIncoming(ctx: TxContext, planId: string, nodeIds: readonly st
 async function move(ctx: TxContext, planId: string, nodeIds: readonly string[], to: 'ready' | 'skipped', reason: string): Promise<void> {
   if (nodeIds.length === 0) return;
   assertNodeMove({ node: nodeIds[0]!, from: 'pending', to, driver: 'engine' });
+  if (ctx.q.dialect === 'postgres') {
+    // One round trip per 500 nodes: the update and its events (in node order) in one statement.
+    for (const part of chunk(nodeIds)) {
+      await ctx.q.run(
+        `WITH u AS (UPDATE nodes SET status = ?, updated_at = NOW${to === 'skipped' ? ', finished_at = NOW' : ''}, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL ` +
+          `WHERE plan_id = ? AND node_id IN (${marks(part.length)}) RETURNING id, plan_id, node_id) ` +
+          `INSERT INTO events (plan_id, node_id, driver, from_status, to_status, reason, at) SELECT plan_id, node_id, 'engine', 'pending', ?, ?, NOW FROM u ORDER BY id`,
+        [to, planId, ...part, to, reason],
+      );
+    }
+    return;
+  }
   await setNodesStatus(ctx.q, planId, nodeIds, to, to === 'skipped');
   await insertEvents(ctx.q, nodeIds.map((nodeId) => ({ planId, nodeId, driver: 'engine' as const, from: 'pending', to, reason })));
 }

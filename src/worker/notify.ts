@@ -1,0 +1,43 @@
+import type { NodeRecord } from '../store/types.js';
+
+/**
+ * Tells people that a node waits for their answer: a console line always, and a POST of JSON to a
+ * webhook when one is configured (`notify.webhookUrl`). The body carries `text`, which chat-bot
+ * webhooks (Slack, Mattermost, Teams connectors, ...) display as the message, plus the details.
+ */
+export interface QuestionNotice {
+  planId: string;
+  nodeId: string;
+  question: string;
+  component?: string;
+  payload?: string;
+  /** How many times this question was sent before (0 for the first notice). */
+  reminder: number;
+}
+
+export function questionNotice(node: NodeRecord, reminder = 0): QuestionNotice {
+  return {
+    planId: node.planId,
+    nodeId: node.id,
+    question: node.attributes.question ?? `node ${node.id} is waiting for an answer`,
+    ...(node.attributes.component !== undefined ? { component: node.attributes.component } : {}),
+    ...(node.attributes.payload !== undefined ? { payload: node.attributes.payload } : {}),
+    reminder,
+  };
+}
+
+export function noticeText(notice: QuestionNotice): string {
+  const prefix = notice.reminder > 0 ? `Reminder (${notice.reminder}): ` : '';
+  return `${prefix}plan ${notice.planId} asks: ${notice.question}\nAnswer with: dotplan answer ${notice.planId} ${notice.nodeId} "<your answer>"`;
+}
+
+/** POSTs the notice; a failing webhook is reported, never fatal to the worker. */
+export async function postNotice(webhookUrl: string, notice: QuestionNotice, signal?: AbortSignal): Promise<void> {
+  const response = await fetch(webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: noticeText(notice), ...notice }),
+    signal: signal ?? AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) throw new Error(`webhook ${new URL(webhookUrl).host} answered ${response.status} ${response.statusText}`);
+}

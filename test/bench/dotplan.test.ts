@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src/bench/dotplan.js';
+import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
+import { postgresServerUrl } from '../support/db.js';
+
+const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200 };
+const url = process.env.DATABASE_URL;
+// PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
+const postgresUrl =
+  url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function sqliteTarget(): DotplanBenchTarget {
+  const dir = mkdtempSync(join(tmpdir(), 'dotplan-bench-test-'));
+  dirs.push(dir);
+  return { backend: 'sqlite', databaseUrl: `file:${join(dir, 'bench.db')}` };
+}
+
+async function benchDatabases(serverUrl: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const res = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'dotplan_bench_%'`);
+    return res.rows.map((r) => r.datname);
+  } finally {
+    await client.end();
+  }
+}
+
+function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgres'): void {
+  // Every node of both plans done, each tool run exactly once, the plans completed.
+  expect(report.throughput).toMatchObject({ nodes: 300, done: 300, toolRuns: 300, ranOnce: 300, planStatus: 'completed' });
+  expect(report.chain).toMatchObject({ nodes: 30, done: 30, toolRuns: 30, ranOnce: 30, planStatus: 'completed' });
+  // The idle polls ran over every stored plan (the two measured plans too) and claimed nothing.
+  expect(report.idlePoll).toEqual({ plans: 202, claimed: 0 });
+  expect(report.results.map((r) => [r.backend, r.scenario, r.unit])).toEqual([
+    [backend, 'throughput', 'nodes/s'],
+    [backend, 'chain-latency-p50', 'ms'],
+    [backend, 'chain-latency-p95', 'ms'],
+    [backend, 'idle-poll', 'ms'],
+  ]);
+  for (const r of report.results) expect(r.value, r.scenario).toBeGreaterThan(0);
+  const [, p50, p95] = report.results;
+  expect(p95!.value).toBeGreaterThanOrEqual(p50!.value);
+}
+
+describe('dotplan benchmarks on SQLite', () => {
+  it('runs a 300-node plan and a 30-step chain to completion, and times idle polls over 200 plans', async () => {
+    const target = sqliteTarget();
+    expectCleanRun(await measureDotplan(target, SIZES), 'sqlite');
+    expect(existsSync(target.databaseUrl.slice('file:'.length))).toBe(true);
+  });
+
+  it('benchDotplan reports the same four figures', async () => {
+    const results = await benchDotplan(sqliteTarget(), { ...SIZES, nodes: 20, chain: 5, plans: 10 });
+    expect(results.map((r) => r.scenario)).toEqual(['throughput', 'chain-latency-p50', 'chain-latency-p95', 'idle-poll']);
+  });
+});
+
+describe.skipIf(!postgresUrl)(`dotplan benchmarks on PostgreSQL${postgresUrl ? '' : ' (skipped: set DATABASE_URL=postgres://… to run)'}`, () => {
+  it('runs the same shapes in a throw-away database, then drops it', async () => {
+    const before = await benchDatabases(postgresUrl!);
+    expectCleanRun(await measureDotplan({ backend: 'postgres', databaseUrl: postgresUrl! }, SIZES), 'postgres');
+    expect(await benchDatabases(postgresUrl!)).toEqual(before);
+  });
+});

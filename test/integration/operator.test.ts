@@ -1,0 +1,160 @@
+/**
+ * Operator and person commands on live plans, through the CLI: retry a failed node (the plan comes
+ * back to running and the node runs again), skip a pending node (its dependants go on), cancel a
+ * plan (everything unfinished is cancelled, finished work is kept), and the answer command's
+ * refusals (not waiting; a different second answer) next to its idempotence (the same answer twice).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorkspace, statuses, workflow, json, type Workspace } from './workspace.js';
+
+describe('operator commands', () => {
+  let ws: Workspace;
+  beforeEach(async () => {
+    ws = await openWorkspace();
+  });
+  afterEach(async () => {
+    await ws.cleanup();
+  });
+
+  const untilIdle = async () => expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : []);
+
+  it('node retry: a failed plan resumes and the node runs again', async () => {
+    // The tool fails while its output folder is missing; the operator fixes that and retries.
+    const out = join(ws.dir, 'out', 'log.txt');
+    const planId = await ws.createPlan(
+      workflow('retry', {
+        nodes: [`write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`, `other [type=function toolCode=echo toolInput=${json({ ok: true })}]`],
+      }),
+    );
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'failed', write: 'failed', other: 'done' });
+    expect((await ws.store.getNode(planId, 'write')).error).toMatch(/ENOENT|no such file/);
+
+    mkdirSync(join(ws.dir, 'out'));
+    const retried = await ws.dotplan(['node', 'retry', planId, 'write']);
+    expect(retried.code).toBe(0);
+    expect(await statuses(ws, planId)).toEqual({ plan: 'running', write: 'ready', other: 'done' });
+    await untilIdle();
+
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', write: 'done', other: 'done' });
+    expect((await ws.store.getNode(planId, 'write')).attempts).toBe(1); // attempts start afresh
+    expect(lines(out)).toEqual(['written']);
+    const planEvents = (await ws.store.listEvents(planId)).filter((e) => e.nodeId === undefined).map((e) => `${e.driver}:${e.from}→${e.to}`);
+    expect(planEvents).toEqual(['person:→draft', 'engine:draft→running', 'engine:running→failed', 'operator:failed→running', 'engine:running→completed']);
+  });
+
+  // KNOWN BUG (store): when a node fails, onFailure=stop cancels its pending dependants (and
+  // onFailure=continue skips them); `node retry` brings back the node but not them, so the plan
+  // "completes" without running them. Drop `.fails` once the store revives them on retry.
+  it.fails('node retry: the dependants of the retried node run too', async () => {
+    const out = join(ws.dir, 'out', 'log.txt');
+    const planId = await ws.createPlan(
+      workflow('retry_chain', {
+        nodes: [`write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`, `after [type=function toolCode=echo toolInput=${json({ ok: true })}]`],
+        edges: ['write -> after'],
+      }),
+    );
+    await untilIdle();
+    expect((await statuses(ws, planId)).plan).toBe('failed');
+    mkdirSync(join(ws.dir, 'out'));
+    expect((await ws.dotplan(['node', 'retry', planId, 'write'])).code).toBe(0);
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', write: 'done', after: 'done' });
+  });
+
+  it('node skip: a pending node is skipped, never runs, and the plan goes on without it', async () => {
+    const file = join(ws.dir, 'ran.txt');
+    const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file, line: id })}]`;
+    const planId = await ws.createPlan(
+      workflow('skip', {
+        nodes: [`gate [type=confirm question="Go on?"]`, record('middle'), record('last')],
+        edges: ['gate -> middle', 'gate -> last', 'middle -> last'],
+      }),
+    );
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'running', gate: 'awaiting_input', middle: 'pending', last: 'pending' });
+
+    const skipped = await ws.dotplan(['node', 'skip', planId, 'middle', '--reason', 'not needed this time']);
+    expect(skipped.code).toBe(0);
+    expect(await statuses(ws, planId)).toEqual({ plan: 'running', gate: 'awaiting_input', middle: 'skipped', last: 'pending' });
+    expect((await ws.dotplan(['answer', planId, 'gate', 'yes'])).code).toBe(0);
+    await untilIdle();
+
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', gate: 'done', middle: 'skipped', last: 'done' });
+    expect(lines(file)).toEqual(['last']);
+    const skip = (await ws.store.listEvents(planId)).find((e) => e.nodeId === 'middle' && e.to === 'skipped');
+    expect(skip).toMatchObject({ driver: 'operator', from: 'pending', reason: 'not needed this time' });
+  });
+
+  // KNOWN BUG (store/readiness): an edge from a skipped node is never "taken", so a node whose only
+  // dependency an operator skipped is skipped too, although `node skip` promises "its dependants go
+  // on". Drop `.fails` once an operator's skip lets its dependants run.
+  it.fails('node skip: the dependants of a skipped node run', async () => {
+    const file = join(ws.dir, 'ran.txt');
+    const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file, line: id })}]`;
+    const planId = await ws.createPlan(workflow('skip_chain', { nodes: [`gate [type=confirm question="Go on?"]`, record('middle'), record('last')], edges: ['gate -> middle -> last'] }));
+    await untilIdle();
+    expect((await ws.dotplan(['node', 'skip', planId, 'middle'])).code).toBe(0);
+    expect((await ws.dotplan(['answer', planId, 'gate', 'yes'])).code).toBe(0);
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', gate: 'done', middle: 'skipped', last: 'done' });
+  });
+
+  it('plan cancel: every unfinished node is cancelled, finished ones stay done, and nothing runs afterwards', async () => {
+    const file = join(ws.dir, 'ran.txt');
+    const planId = await ws.createPlan(
+      workflow('cancel', {
+        nodes: [
+          `first [type=function toolCode=record toolInput=${json({ file, line: 'first' })}]`,
+          `ask [type=confirm question="Continue?"]`,
+          `next [type=function toolCode=record toolInput=${json({ file, line: 'next' })}]`,
+        ],
+        edges: ['first -> ask -> next'],
+      }),
+    );
+    await untilIdle();
+    const cancelled = await ws.dotplan(['plan', 'cancel', planId]);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toContain('cancelled');
+    expect(await statuses(ws, planId)).toEqual({ plan: 'cancelled', first: 'done', ask: 'cancelled', next: 'cancelled' });
+
+    const late = await ws.dotplan(['answer', planId, 'ask', 'yes']);
+    expect(late.code).toBe(1);
+    await untilIdle();
+    expect(lines(file)).toEqual(['first']);
+  });
+
+  it('answer: refuses a node that is not waiting and a different second answer; accepts the same answer twice', async () => {
+    const planId = await ws.createPlan(
+      workflow('answers', {
+        nodes: [`ask [type=confirm question="Ship it?"]`, `after [type=function toolCode=echo toolInput=${json({ answer: '{{nodes.ask.answer}}' })}]`],
+        edges: ['ask -> after'],
+      }),
+    );
+    // Not waiting yet: the worker has not asked the question.
+    const early = await ws.dotplan(['answer', planId, 'ask', 'yes']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/node "ask" of plan .* is ready, not awaiting_input/);
+    expect(early.stderr).not.toMatch(/\n\s+at /); // no stack trace
+
+    const unknown = await ws.dotplan(['answer', planId, 'nope', 'yes']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/node "nope" not found/);
+
+    await untilIdle();
+    expect((await ws.dotplan(['answer', planId, 'ask', 'yes'])).code).toBe(0);
+    const conflict = await ws.dotplan(['answer', planId, 'ask', 'no']);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/already answered "yes".*\[CONFLICT\]/);
+    const again = await ws.dotplan(['answer', planId, 'ask', 'yes']);
+    expect(again.code).toBe(0);
+
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', ask: 'done', after: 'done' });
+    expect((await ws.store.getNode(planId, 'after')).output).toBe(JSON.stringify({ answer: 'yes' }));
+    expect((await ws.store.listEvents(planId)).filter((e) => e.nodeId === 'ask' && e.to === 'done')).toHaveLength(1);
+  });
+});
