@@ -1,5 +1,5 @@
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
-import type { NodeStatus } from '../model/types.js';
+import type { Driver, NodeStatus } from '../model/types.js';
 import { matchesWhen, parseWhen, whenSubject } from '../model/when.js';
 
 /**
@@ -7,12 +7,16 @@ import { matchesWhen, parseWhen, whenSubject } from '../model/when.js';
  * becomes ready once every upstream node has finished and at least one *taken* edge reaches it;
  * when every upstream node has finished and no taken edge reaches it, it is skipped.
  * An edge is taken when its source is `done` and the edge's `when` (if any) matches the source's
- * answer or output. Edges from failed, skipped or cancelled sources are not taken.
+ * answer or output. A node an *operator* skipped counts as done with no output (the plan goes on
+ * without it); edges from failed, cancelled or otherwise skipped sources (untaken branches) are not
+ * taken.
  */
 export interface IncomingEdge {
   from: string;
   when?: string;
   sourceStatus: NodeStatus;
+  /** For a skipped source: who skipped it (the engine for an untaken branch, or an operator). */
+  sourceSkippedBy?: Driver;
   sourceOutput?: string | null;
   sourceAnswer?: string | null;
 }
@@ -20,7 +24,8 @@ export interface IncomingEdge {
 export type Readiness = 'ready' | 'skipped' | 'wait';
 
 export function isEdgeTaken(edge: IncomingEdge): boolean {
-  if (edge.sourceStatus !== 'done') return false;
+  const passed = edge.sourceStatus === 'done' || (edge.sourceStatus === 'skipped' && edge.sourceSkippedBy === 'operator');
+  if (!passed) return false;
   if (edge.when === undefined || edge.when === '') return true;
   const parsed = parseWhen(edge.when);
   if (!parsed.ok) return false; // the validator refuses these before they are stored

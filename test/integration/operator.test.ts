@@ -46,10 +46,8 @@ describe('operator commands', () => {
     expect(planEvents).toEqual(['person:→draft', 'engine:draft→running', 'engine:running→failed', 'operator:failed→running', 'engine:running→completed']);
   });
 
-  // KNOWN BUG (store): when a node fails, onFailure=stop cancels its pending dependants (and
-  // onFailure=continue skips them); `node retry` brings back the node but not them, so the plan
-  // "completes" without running them. Drop `.fails` once the store revives them on retry.
-  it.fails('node retry: the dependants of the retried node run too', async () => {
+  // onFailure=stop leaves the failed node's dependants pending, so a retry resumes the plan where it stopped.
+  it('node retry: the dependants of the retried node run too', async () => {
     const out = join(ws.dir, 'out', 'log.txt');
     const planId = await ws.createPlan(
       workflow('retry_chain', {
@@ -89,10 +87,8 @@ describe('operator commands', () => {
     expect(skip).toMatchObject({ driver: 'operator', from: 'pending', reason: 'not needed this time' });
   });
 
-  // KNOWN BUG (store/readiness): an edge from a skipped node is never "taken", so a node whose only
-  // dependency an operator skipped is skipped too, although `node skip` promises "its dependants go
-  // on". Drop `.fails` once an operator's skip lets its dependants run.
-  it.fails('node skip: the dependants of a skipped node run', async () => {
+  // An operator's skip is not an untaken branch: the plan goes on past the skipped node.
+  it('node skip: the dependants of a skipped node run', async () => {
     const file = join(ws.dir, 'ran.txt');
     const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file, line: id })}]`;
     const planId = await ws.createPlan(workflow('skip_chain', { nodes: [`gate [type=confirm question="Go on?"]`, record('middle'), record('last')], edges: ['gate -> middle -> last'] }));

@@ -1,5 +1,5 @@
 /** Start-up migrations: pending ones applied and recorded, edits to applied ones reported. */
-import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ function migrationSuite(backend: TestBackend) {
     let url: string;
     let drop: () => Promise<void> = async () => undefined;
     const provider = backend === 'sqlite' ? 'sqlite' : 'postgresql';
+    const shipped = readdirSync(join(DEFAULT_MIGRATIONS_DIR, provider)).sort();
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'dotplan-migrations-'));
       cpSync(DEFAULT_MIGRATIONS_DIR, join(dir, 'migrations'), { recursive: true });
@@ -37,14 +38,14 @@ function migrationSuite(backend: TestBackend) {
     it('applies a new migration folder once, in its own recorded step', async () => {
       const migrations = join(dir, 'migrations');
       await (await openStore({ url, migrationsDir: migrations })).close();
-      mkdirSync(join(migrations, provider, '0002_extra'));
-      writeFileSync(join(migrations, provider, '0002_extra', 'migration.sql'), '-- test only\nCREATE TABLE extra_test (id INTEGER NOT NULL);\nCREATE INDEX extra_test_id_idx ON extra_test (id);\n');
+      mkdirSync(join(migrations, provider, '9001_extra'));
+      writeFileSync(join(migrations, provider, '9001_extra', 'migration.sql'), '-- test only\nCREATE TABLE extra_test (id INTEGER NOT NULL);\nCREATE INDEX extra_test_id_idx ON extra_test (id);\n');
       const connection = await connect(resolveDatabase(url));
       try {
-        expect(await migrate(connection.db, migrations)).toEqual(['0002_extra']);
+        expect(await migrate(connection.db, migrations)).toEqual(['9001_extra']);
         expect(await migrate(connection.db, migrations)).toEqual([]);
         const rows = await connection.db.all<{ name: string }>('SELECT name FROM _dotplan_migrations ORDER BY name');
-        expect(rows.map((r) => r.name)).toEqual(['0001_init', '0002_extra']);
+        expect(rows.map((r) => r.name)).toEqual([...shipped, '9001_extra']);
         expect(await connection.db.all('SELECT id FROM extra_test')).toEqual([]);
       } finally {
         await connection.db.close();
@@ -53,14 +54,14 @@ function migrationSuite(backend: TestBackend) {
 
     it('applies concurrently started migrations exactly once', async () => {
       const migrations = join(dir, 'migrations');
-      mkdirSync(join(migrations, provider, '0003_more'));
-      writeFileSync(join(migrations, provider, '0003_more', 'migration.sql'), 'CREATE TABLE more_test (id INTEGER NOT NULL);\n');
+      mkdirSync(join(migrations, provider, '9002_more'));
+      writeFileSync(join(migrations, provider, '9002_more', 'migration.sql'), 'CREATE TABLE more_test (id INTEGER NOT NULL);\n');
       const stores = await Promise.all([1, 2, 3].map(() => openStore({ url, migrationsDir: migrations })));
       await Promise.all(stores.map((s) => s.close()));
       const connection = await connect(resolveDatabase(url));
       try {
         const rows = await connection.db.all<{ name: string }>('SELECT name FROM _dotplan_migrations ORDER BY name');
-        expect(rows.map((r) => r.name)).toEqual(['0001_init', '0002_extra', '0003_more']);
+        expect(rows.map((r) => r.name)).toEqual([...shipped, '9001_extra', '9002_more']);
       } finally {
         await connection.db.close();
       }

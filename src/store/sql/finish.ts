@@ -5,7 +5,8 @@ import type { AttemptOutcome, NodeRecord } from '../types.js';
 import { nodeColumns, parseJsonObject, toNodeRecord, type NodeRow } from '../rows.js';
 import { forUpdate } from './executor.js';
 import { insertEvents, isWorkflowRunning, loadPlanState, type PlanState, type TxContext } from './context.js';
-import { propagateFrom } from './propagate.js';
+import { propagateFrom, type LockedDependents } from './propagate.js';
+import type { IncomingEdge } from '../../engine/readiness.js';
 import { failPlan } from './settle.js';
 
 /**
@@ -33,6 +34,13 @@ export function leaseLost(): ConflictError {
   return new ConflictError(
     'lease lost: this attempt no longer holds the node (its lease expired and it was taken over, it was cancelled, or the attempt was already finished); its result was not recorded',
   );
+}
+
+interface DependentRow {
+  id: string;
+  /** Another node leads to it too. */
+  others: boolean;
+  whens: Array<string | null>;
 }
 
 /** What finishing one attempt wrote; `record`, when present, is the node as it now stands (no re-read needed). */
@@ -96,30 +104,55 @@ export async function finishAttemptInTx(ctx: TxContext, token: string, outcome: 
 }
 
 /**
- * PostgreSQL, `done`: the token-checked update, its event and the plan's state in one statement
- * (the UPDATE waits for a row lock like SELECT … FOR UPDATE would, and re-checks the token after
- * it), then propagation — a chain step costs a handful of round trips, not a dozen.
+ * PostgreSQL, `done`, in one statement: the token-checked update (it waits for the row lock like
+ * SELECT … FOR UPDATE would, and re-checks the token after it), the plan's state, the dependents
+ * locked in id order as propagate's lockPending would, and — for dependents that only this node
+ * leads to, by an edge without `when` (always ready once it is done: nothing else can change
+ * that) — the move to `ready`; the events in order. Other dependents (joins, conditions) go
+ * through propagate, which reads their sources in a later statement. A chain step thus costs
+ * BEGIN, this, the hand-off claim and COMMIT.
  */
+const FINISH_DONE =
+  `WITH f AS (UPDATE nodes SET status = 'done', output = ?, error = NULL, finished_at = NOW, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = NOW ` +
+  `WHERE id = ? AND lease_token = ? AND status = 'running' RETURNING ${nodeColumns()}), ` +
+  `p AS (SELECT pl.status, pl.mode, pl.attributes FROM plans pl WHERE pl.id = (SELECT "planId" FROM f)), ` +
+  `d AS (SELECT n.id, n.plan_id, n.node_id, n.status, ` +
+  `EXISTS (SELECT 1 FROM edges o WHERE o.plan_id = n.plan_id AND o.to_node = n.node_id AND o.from_node <> (SELECT "nodeId" FROM f)) AS others, ` +
+  `ARRAY(SELECT w.when_match FROM edges w WHERE w.plan_id = n.plan_id AND w.from_node = (SELECT "nodeId" FROM f) AND w.to_node = n.node_id) AS whens ` +
+  `FROM nodes n WHERE n.plan_id = (SELECT "planId" FROM f) ` +
+  `AND n.node_id = ANY(ARRAY(SELECT to_node FROM edges WHERE plan_id = (SELECT "planId" FROM f) AND from_node = (SELECT "nodeId" FROM f))) ORDER BY n.id FOR UPDATE OF n), ` +
+  `r AS (UPDATE nodes SET status = 'ready', updated_at = NOW, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM d ` +
+  `WHERE nodes.id = d.id AND d.status = 'pending' AND NOT d.others AND EXISTS (SELECT 1 FROM unnest(d.whens) AS x(w) WHERE x.w IS NULL OR x.w = '') ` +
+  `AND (SELECT status FROM p) = 'running' AND (SELECT mode FROM p) = 'workflow' RETURNING nodes.id, nodes.plan_id, nodes.node_id), ` +
+  `e AS (INSERT INTO events (plan_id, node_id, driver, from_status, to_status, reason, at) SELECT plan_id, node_id, 'engine', fs, ts, reason, NOW FROM (` +
+  `SELECT 0 AS k, 0 AS ord, "planId" AS plan_id, "nodeId" AS node_id, 'running' AS fs, 'done' AS ts, NULL::text AS reason FROM f UNION ALL ` +
+  `SELECT 1, r.id, r.plan_id, r.node_id, 'pending', 'ready', 'its dependencies are met' FROM r) x ORDER BY k, ord) ` +
+  `SELECT f.*, (SELECT status FROM p) AS "planStatus", (SELECT mode FROM p) AS "planMode", (SELECT attributes FROM p) AS "planAttributes", ` +
+  `ARRAY(SELECT node_id FROM r ORDER BY id) AS "readied", ` +
+  `(SELECT json_agg(json_build_object('id', d.node_id, 'others', d.others, 'whens', d.whens) ORDER BY d.id) FROM d ` +
+  `WHERE d.status = 'pending' AND d.id NOT IN (SELECT id FROM r)) AS "dependents" FROM f`;
+
 async function finishDonePostgres(ctx: TxContext, rowId: number, token: string, output: string | undefined, plans: PlanCache): Promise<Finished> {
   assertNodeMove({ node: String(rowId), from: 'running', to: 'done', driver: 'engine' });
-  const [row] = await ctx.q.all<NodeRow & { planStatus: string | null; planMode: string | null; planAttributes: string | null; pending: string[] }>(
-    `WITH f AS (UPDATE nodes SET status = 'done', output = ?, error = NULL, finished_at = NOW, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = NOW ` +
-      `WHERE id = ? AND lease_token = ? AND status = 'running' RETURNING ${nodeColumns()}), ` +
-      `e AS (INSERT INTO events (plan_id, node_id, driver, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'engine', 'running', 'done', NULL, NOW FROM f), ` +
-      // The dependents, locked in id order as propagate's lockPending would (their sources are read in a later statement).
-      `d AS (SELECT n.node_id, n.status FROM nodes n WHERE n.plan_id = (SELECT "planId" FROM f) ` +
-      `AND n.node_id = ANY(ARRAY(SELECT to_node FROM edges WHERE plan_id = (SELECT "planId" FROM f) AND from_node = (SELECT "nodeId" FROM f))) ORDER BY n.id FOR UPDATE OF n) ` +
-      `SELECT f.*, p.status AS "planStatus", p.mode AS "planMode", p.attributes AS "planAttributes", ` +
-      `ARRAY(SELECT node_id FROM d WHERE status = 'pending') AS "pending" FROM f LEFT JOIN plans p ON p.id = f."planId"`,
-    [output ?? null, rowId, token],
-  );
+  type Row = NodeRow & { planStatus: string | null; planMode: string | null; planAttributes: string | null; readied: string[]; dependents: DependentRow[] | null };
+  const [row] = await ctx.q.all<Row>(FINISH_DONE, [output ?? null, rowId, token]);
   if (!row) throw leaseLost();
   const { planId, nodeId } = row;
   if (!plans.has(planId)) {
     plans.set(planId, row.planStatus === null ? undefined : { id: planId, status: row.planStatus, mode: row.planMode ?? 'workflow', attributes: row.planAttributes ?? '{}' });
   }
   ctx.wakes.push({ reason: 'finished', planId });
-  await afterNodeFinished(ctx, planId, nodeId, 'done', undefined, plans, row.pending);
+  if (row.readied.length > 0) {
+    assertNodeMove({ node: row.readied[0]!, from: 'pending', to: 'ready', driver: 'engine' });
+    ctx.wakes.push({ reason: 'ready', planId });
+  }
+  const pending = row.dependents ?? [];
+  const known = new Map<string, IncomingEdge[]>();
+  for (const d of pending) {
+    if (d.others) continue;
+    known.set(d.id, d.whens.map((when) => ({ from: nodeId, sourceStatus: 'done' as const, sourceOutput: row.output, sourceAnswer: row.answer, ...(when !== null ? { when } : {}) })));
+  }
+  await afterNodeFinished(ctx, planId, nodeId, 'done', undefined, plans, { pending: pending.map((d) => d.id), known });
   return { planId, nodeId, record: toNodeRecord(row) };
 }
 
@@ -131,7 +164,7 @@ export async function afterNodeFinished(
   to: 'done' | 'failed',
   error: string | undefined,
   plans: PlanCache,
-  lockedDependents?: readonly string[],
+  lockedDependents?: LockedDependents,
 ): Promise<void> {
   if (!plans.has(planId)) plans.set(planId, await loadPlanState(ctx.q, planId));
   const plan = plans.get(planId);

@@ -43,6 +43,7 @@ export async function applyMoves(ctx: TxContext, planId: string, moves: readonly
     await q.run(
       `UPDATE nodes SET status = ?, answer = COALESCE(?, answer), output = COALESCE(?, output), error = ${retry ? 'NULL' : 'COALESCE(?, error)'}, ` +
         `${retry ? 'attempts = 0, ' : ''}${step.to === 'ready' ? 'run_after = 0, ' : ''}${terminal ? 'finished_at = NOW, ' : ''}` +
+        `${step.to === 'skipped' ? `skipped_by = '${driver}', ` : ''}` +
         `lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = NOW WHERE plan_id = ? AND node_id = ?`,
       retry ? [step.to, step.answer ?? null, step.output ?? null, planId, step.node] : [step.to, step.answer ?? null, step.output ?? null, step.error ?? null, planId, step.node],
     );

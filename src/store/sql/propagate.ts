@@ -1,6 +1,6 @@
 import { decideReadiness, type IncomingEdge } from '../../engine/readiness.js';
 import { assertNodeMove } from '../../state/node-moves.js';
-import type { NodeStatus } from '../../model/types.js';
+import type { Driver, NodeStatus } from '../../model/types.js';
 import { chunk, forUpdate, marks } from './executor.js';
 import { insertEvents, setNodesStatus, type TxContext } from './context.js';
 
@@ -11,13 +11,20 @@ import { insertEvents, setNodesStatus, type TxContext } from './context.js';
  * sources read in a later statement, so of two transactions finishing two parents of one join,
  * the second always sees the first's result.
  */
-type Candidates = { kind: 'all' } | { kind: 'dependentsOf'; nodeIds: readonly string[]; locked?: readonly string[] };
+type Candidates = { kind: 'all' } | { kind: 'dependentsOf'; nodeIds: readonly string[]; locked?: LockedDependents };
 
 /**
- * After nodes finished (done, failed, skipped...): their pending dependents. `locked`: those
- * dependents' pending ids, already locked by the caller's statement (PostgreSQL's finish).
+ * The pending dependents of finished nodes, already locked by the caller's statement (PostgreSQL's
+ * finish), with the incoming edges of those whose only upstream nodes are the finished ones —
+ * nothing else can change their inputs, so they need no later read.
  */
-export function propagateFrom(ctx: TxContext, planId: string, nodeIds: readonly string[], locked?: readonly string[]): Promise<void> {
+export interface LockedDependents {
+  pending: readonly string[];
+  known: ReadonlyMap<string, IncomingEdge[]>;
+}
+
+/** After nodes finished (done, failed, skipped...): their pending dependents. */
+export function propagateFrom(ctx: TxContext, planId: string, nodeIds: readonly string[], locked?: LockedDependents): Promise<void> {
   if (nodeIds.length === 0) return Promise.resolve();
   return propagate(ctx, planId, locked ? { kind: 'dependentsOf', nodeIds, locked } : { kind: 'dependentsOf', nodeIds });
 }
@@ -30,9 +37,12 @@ export function propagateAll(ctx: TxContext, planId: string): Promise<void> {
 async function propagate(ctx: TxContext, planId: string, first: Candidates): Promise<void> {
   let candidates: Candidates | undefined = first;
   while (candidates) {
-    const pending = candidates.kind === 'dependentsOf' && candidates.locked ? [...candidates.locked] : await lockPending(ctx, planId, candidates);
+    const locked = candidates.kind === 'dependentsOf' ? candidates.locked : undefined;
+    const pending = locked ? [...locked.pending] : await lockPending(ctx, planId, candidates);
     if (pending.length === 0) return;
-    const incoming = await readIncoming(ctx, planId, pending);
+    const unknown = locked ? pending.filter((id) => !locked.known.has(id)) : pending;
+    const incoming = unknown.length > 0 ? await readIncoming(ctx, planId, unknown) : new Map<string, IncomingEdge[]>();
+    if (locked) for (const [id, edges] of locked.known) incoming.set(id, edges);
     const ready: string[] = [];
     const skipped: string[] = [];
     for (const nodeId of pending) {
@@ -88,13 +98,14 @@ interface IncomingRow {
   status: NodeStatus;
   output: string | null;
   answer: string | null;
+  skippedBy: string | null;
 }
 
 async function readIncoming(ctx: TxContext, planId: string, nodeIds: readonly string[]): Promise<Map<string, IncomingEdge[]>> {
   const byTarget = new Map<string, IncomingEdge[]>();
   for (const part of chunk(nodeIds)) {
     const rows = await ctx.q.all<IncomingRow>(
-      `SELECT e.to_node AS "to", e.from_node AS "from", e.when_match AS "when", s.status, s.output, s.answer ` +
+      `SELECT e.to_node AS "to", e.from_node AS "from", e.when_match AS "when", s.status, s.output, s.answer, s.skipped_by AS "skippedBy" ` +
         `FROM edges e JOIN nodes s ON s.plan_id = e.plan_id AND s.node_id = e.from_node ` +
         `WHERE e.plan_id = ? AND e.to_node IN (${marks(part.length)})`,
       [planId, ...part],
@@ -102,6 +113,7 @@ async function readIncoming(ctx: TxContext, planId: string, nodeIds: readonly st
     for (const row of rows) {
       const edge: IncomingEdge = { from: row.from, sourceStatus: row.status, sourceOutput: row.output, sourceAnswer: row.answer };
       if (row.when !== null) edge.when = row.when;
+      if (row.skippedBy !== null) edge.sourceSkippedBy = row.skippedBy as Driver;
       const list = byTarget.get(row.to);
       if (list) list.push(edge);
       else byTarget.set(row.to, [edge]);

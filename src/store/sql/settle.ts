@@ -36,13 +36,16 @@ export async function settlePlan(q: Queryable, planId: string): Promise<WakeEven
   return { reason: 'plan', planId };
 }
 
-/** onFailure=stop: the plan fails with the node's error and its waiting nodes are cancelled. */
+/**
+ * onFailure=stop: the plan fails with the node's error, and nothing more starts (workers only claim
+ * nodes of running plans). Nodes that have not run keep their status, so that an operator's
+ * `node retry` resumes the plan where it stopped; `plan cancel` cancels them for good.
+ */
 export async function failPlan(ctx: TxContext, planId: string, nodeId: string, error: string): Promise<void> {
   const message = `node ${JSON.stringify(nodeId)} failed: ${error}`;
   const changed = await ctx.q.run(`UPDATE plans SET status = 'failed', error = ?, updated_at = NOW WHERE id = ? AND status = 'running'`, [message, planId]);
   if (changed === 0) return;
   await insertEvents(ctx.q, [{ planId, driver: 'engine', from: 'running', to: 'failed', reason: message }]);
-  await cancelNodes(ctx, planId, ['pending', 'ready', 'awaiting_input'], 'engine', `the plan failed (onFailure=stop)`);
   ctx.wakes.push({ reason: 'plan', planId });
 }
 
