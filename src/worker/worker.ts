@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
 import type { RetryDefaults } from '../engine/retry-policy.js';
-import type { ClaimedNode, HandOff, Store } from '../store/types.js';
+import type { ClaimedNode, HandOff, NodeRecord, Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { Poller } from './poller.js';
@@ -30,6 +30,8 @@ export interface WorkerEventMap {
   'worker:error': [error: unknown];
   'tool:log': [planId: string, nodeId: string, message: string];
   'worker:idle': [];
+  /** A node now waits for a person's answer (its question resolved). */
+  'question:asked': [node: NodeRecord];
 }
 
 /**
@@ -145,6 +147,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         if (this.backlog) this.poller.wake();
         const result = await written;
         if (result instanceof Error && !controller.signal.aborted) this.emit('worker:error', result);
+        else if (!(result instanceof Error) && outcome.status === 'awaiting_input') this.emit('question:asked', result);
         // A round that ran while the outcome was being written still counted this node as running:
         // look again so that idleness is noticed. Outcomes the store announces after commit
         // (`finished`, `ready`) do that through onWake; the others (awaiting_input, a lost lease) here.

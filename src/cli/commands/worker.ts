@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { assertCron } from '../../worker/poller.js';
+import { noticeText, postNotice, questionNotice } from '../../worker/notify.js';
 import { ProgressPrinter } from '../../worker/progress.js';
 import { Worker } from '../../worker/worker.js';
 import { InvalidInputError } from '../../errors/errors.js';
@@ -27,6 +28,12 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const worker = new Worker({ store, tools, poll, concurrency, leaseMs, retryDefaults: ctx.config.retry, untilIdle: opts.untilIdle === true });
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
       worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
+      const webhook = ctx.config.notify.webhookUrl;
+      worker.on('question:asked', (node) => {
+        const notice = questionNotice(node);
+        ctx.io.err(noticeText(notice));
+        if (webhook) postNotice(webhook, notice).catch((error: Error) => ctx.io.err(`notify: ${error.message}`));
+      });
       const stopProgress = opts.quiet ? () => Promise.resolve() : followEvents(store, new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json));
       if (!opts.json && !opts.quiet) ctx.io.err(`worker ${worker.owner} on ${store.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
 
