@@ -9,11 +9,12 @@ import type { TxContext } from './sql/context.js';
 import { countActive } from './sql/counts.js';
 import { chunk, marks, type Db, type Queryable } from './sql/executor.js';
 import { finishAttemptInTx, type Finished, type PlanCache } from './sql/finish.js';
-import { finishFastPostgres } from './sql/finish-fast.js';
+import { finishChainPostgres, finishFastPostgres } from './sql/finish-fast.js';
 import { expireLeases, renewLeases } from './sql/leases.js';
 import { answer, applyMoves } from './sql/moves.js';
 import { insertPlan, movePlan, startTarget } from './sql/plans.js';
 import { settlePlan } from './sql/settle.js';
+import { isRetryableDbError } from './sql/retry.js';
 import type {
   ActiveCounts,
   AttemptOutcome,
@@ -47,8 +48,11 @@ export class SqlStore implements Store {
   readonly #db: Db;
   readonly #reads: Reads;
   readonly #wakes: Wakes;
-  /** Lease tokens (claimed here, PostgreSQL) of nodes with dependents: their `done` skips the fast path. */
-  readonly #withDependents = new Set<string>();
+  /**
+   * Lease tokens (claimed here, PostgreSQL) of nodes with dependents, with their count up to 2: a
+   * `done` skips the batch fast path, and with exactly one dependent tries the chain step.
+   */
+  readonly #withDependents = new Map<string, number>();
   #closed = false;
 
   constructor(connection: Connection) {
@@ -97,9 +101,29 @@ export class SqlStore implements Store {
     const id = newPlanId();
     await this.#write((ctx) => insertPlan(ctx, id, input, input.status ?? 'draft'));
     // A big plan changes the tables' shape at once: refresh PostgreSQL's statistics now rather
-    // than when autovacuum gets to it, so that claims keep using the right index.
-    if (this.#db.dialect === 'postgres' && input.graph.nodes.length >= ANALYZE_AT_NODES) await this.#db.run('ANALYZE nodes, edges');
+    // than when autovacuum gets to it, so that claims and finishes keep using the right index.
+    if (this.#db.dialect === 'postgres') await this.#refreshStatistics(input.graph.nodes.length, input.graph.edges.length);
     return this.getPlan(id);
+  }
+
+  /**
+   * ANALYZE the tables a new plan grew past autovacuum's default analyze threshold (50 rows + 10%
+   * of what the statistics say), or both for a plan of ANALYZE_AT_NODES nodes or more. Stale
+   * statistics (an `edges` table analysed when empty, say) talk the planner into sequential scans
+   * and hash joins on the hot path's edge lookups.
+   */
+  async #refreshStatistics(nodes: number, edges: number): Promise<void> {
+    if (nodes >= ANALYZE_AT_NODES) {
+      await this.#db.run('ANALYZE nodes, edges');
+      return;
+    }
+    if (nodes <= 50 && edges <= 50) return;
+    const [known] = await this.#db.all<{ nodes: number | null; edges: number | null }>(
+      `SELECT (SELECT reltuples FROM pg_class WHERE oid = to_regclass('nodes')) AS nodes, (SELECT reltuples FROM pg_class WHERE oid = to_regclass('edges')) AS edges`,
+    );
+    const grown = (added: number, tuples: number | null | undefined) => added > 50 + 0.1 * Math.max(0, Number(tuples ?? 0));
+    const tables = [...(grown(nodes, known?.nodes) ? ['nodes'] : []), ...(grown(edges, known?.edges) ? ['edges'] : [])];
+    if (tables.length > 0) await this.#db.run(`ANALYZE ${tables.join(', ')}`);
   }
 
   async applyNodeMoves(planId: string, moves: NodeMoveRequest[], driver: Driver, reason?: string): Promise<NodeRecord[]> {
@@ -153,6 +177,13 @@ export class SqlStore implements Store {
 
   async finishAttempts(requests: FinishRequest[], handOff?: HandOff): Promise<Array<NodeRecord | Error>> {
     const results: Array<NodeRecord | Error | undefined> = new Array(requests.length);
+    let limit: number | undefined;
+    const only = requests.length === 1 ? requests[0]! : undefined;
+    if (this.#db.dialect === 'postgres' && only?.outcome.status === 'done' && this.#withDependents.get(only.token) === 1) {
+      limit = handOff?.reserve();
+      const record = await this.#finishChain(only, handOff, (limit ?? 0) > 0);
+      if (record) return [record];
+    }
     if (this.#db.dialect === 'postgres') {
       const fast = await finishFastPostgres(this.#db, requests, (r) => r.outcome.status === 'done' && this.#withDependents.has(r.token));
       for (const r of requests) this.#withDependents.delete(r.token);
@@ -176,7 +207,6 @@ export class SqlStore implements Store {
     }
     const rest = requests.map((request, index) => ({ request, index })).filter(({ index }) => results[index] === undefined);
     if (rest.length > 0) {
-      let limit: number | undefined;
       let claims: ClaimedNode[] = [];
       let launched = false;
       const requeued = rest.some(({ request: { outcome } }) => outcome.status === 'released' || (outcome.status === 'failed' && outcome.retryAt !== undefined));
@@ -229,6 +259,40 @@ export class SqlStore implements Store {
       });
     }
     return results as Array<NodeRecord | Error>;
+  }
+
+  /**
+   * The chain step (PostgreSQL): one statement finishes the node and moves its only dependent on,
+   * claimed for the hand-off when it reserved a slot. Undefined: nothing was written (the token
+   * no longer holds, the shape differs, or the statement failed) and the general path decides;
+   * the hand-off's reservation then carries over to it.
+   */
+  async #finishChain(request: FinishRequest, handOff: HandOff | undefined, claim: boolean): Promise<NodeRecord | undefined> {
+    // A failed statement wrote nothing (it is its own transaction): the general path retries it.
+    // A deadlock or serialization failure wrote nothing: the general path below retries it.
+    // Any other error is a bug and surfaces.
+    const chained = await finishChainPostgres(this.#db, request, claim ? handOff : undefined).catch((error: unknown) => {
+      if (isRetryableDbError(error)) return undefined;
+      throw error;
+    });
+    if (!chained) return undefined;
+    this.#withDependents.delete(request.token);
+    const { row, claims } = chained;
+    if (claims.length > 0 && chained.dependents > 0) this.#withDependents.set(claims[0]!.token, chained.dependents);
+    handOff?.launch(claims);
+    const wakes: WakeEvent[] = [{ reason: 'finished', planId: row.planId }];
+    if (chained.next === 'ready') {
+      wakes.push({ reason: 'ready', planId: row.planId });
+      const payloads = this.#wakes.payloads(wakes);
+      await this.#db.all(`SELECT ${payloads.map(() => 'pg_notify(?, ?)').join(', ')}`, payloads.flatMap((p) => [WAKE_CHANNEL, p]));
+    }
+    this.#wakes.emit(wakes);
+    // Nothing moved on in a running plan (the dependent was no longer pending): maybe it is over.
+    if (chained.planRunning && chained.next === undefined) {
+      const wake = await settlePlan(this.#db, row.planId);
+      if (wake) this.#wakes.emit([wake]);
+    }
+    return toNodeRecord(row);
   }
 
   async answerNode(planId: string, nodeId: string, text: string, driver: Driver): Promise<NodeRecord> {

@@ -298,6 +298,50 @@ export function storeSuite(backend: TestBackend): void {
       expect((await store.getPlan(plan.id)).status).toBe('completed');
     });
 
+    it('hands a chain step to the finishing worker: one event per move, in order, the next node under its lease', async () => {
+      const plan = await running(graphOf({ a: {}, b: {}, c: {}, d: {} }, [['a', 'b'], ['b', 'c'], ['c', 'd']], { mode: 'workflow' }));
+      const a = await claimNode(plan.id, 'a');
+      const launched: string[][] = [];
+      const handOff = (slots: number) => ({ owner: 'w2', leaseMs: 30_000, reserve: () => slots, launch: (claims: Array<{ nodeId: string; token: string }>) => void launched.push(claims.map((c) => c.nodeId)) });
+      let claims: Array<{ nodeId: string; token: string; attempts: number; planId: string }> = [];
+      const [finishedA] = await store.finishAttempts([{ token: a.token, outcome: { status: 'done', output: 'A' } }], {
+        ...handOff(1),
+        launch: (c) => {
+          claims = c;
+          launched.push(c.map((x) => x.nodeId));
+        },
+      });
+      expect(finishedA).toMatchObject({ id: 'a', status: 'done', output: 'A' });
+      expect(launched).toEqual([['b']]);
+      expect(claims[0]).toMatchObject({ planId: plan.id, nodeId: 'b', attempts: 1 });
+      expect(await store.getNode(plan.id, 'b')).toMatchObject({ status: 'running', attempts: 1, leaseOwner: 'w2' });
+      await expect(store.finishAttempt(a.token, { status: 'done', output: 'again' })).rejects.toThrow(/lease lost/);
+
+      // No slot for the hand-off: the next node only becomes ready.
+      await store.finishAttempts([{ token: claims[0]!.token, outcome: { status: 'done', output: 'B' } }], handOff(0));
+      expect(await statuses(plan.id)).toEqual({ a: 'done', b: 'done', c: 'ready', d: 'pending' });
+      // A dependent that is no longer pending stays as it is, and the plan settles.
+      const c = await claimNode(plan.id, 'c');
+      await store.applyNodeMoves(plan.id, [{ node: 'd', to: 'skipped' }], 'operator', 'not needed');
+      await store.finishAttempts([{ token: c.token, outcome: { status: 'done', output: 'C' } }], handOff(1));
+      expect(await statuses(plan.id)).toEqual({ a: 'done', b: 'done', c: 'done', d: 'skipped' });
+      expect((await store.getPlan(plan.id)).status).toBe('completed');
+
+      const events = (await store.listEvents(plan.id)).filter((e) => e.nodeId !== undefined && e.from !== 'draft');
+      expect(events.map((e) => [e.nodeId, e.driver, e.from, e.to, e.reason ?? null])).toEqual([
+        ['a', 'engine', 'pending', 'ready', expect.any(String)],
+        ['a', 'engine', 'ready', 'running', 'claimed by w1'],
+        ['a', 'engine', 'running', 'done', null],
+        ['b', 'engine', 'pending', 'ready', 'its dependencies are met'],
+        ['b', 'engine', 'ready', 'running', 'claimed by w2'],
+        ['b', 'engine', 'running', 'done', null],
+        ['c', 'engine', 'pending', 'ready', 'its dependencies are met'],
+        ['c', 'engine', 'ready', 'running', 'claimed by w1'],
+        ['d', 'operator', 'pending', 'skipped', 'not needed'],
+        ['c', 'engine', 'running', 'done', null],
+      ]);
+    });
+
     it('propagates readiness along taken `when` edges, skips untaken branches with cascade, runs the join', async () => {
       const graph = graphOf(
         {
