@@ -27,7 +27,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     context ??= await createContext(command.optsWithGlobals() as GlobalFlags, io);
     return context;
   };
-  registerCommands(program, getContext, io);
+  registerCommands(program, getContext);
   program.commands.forEach((c) => propagateOverrides(c, io));
 
   try {

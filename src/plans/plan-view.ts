@@ -20,15 +20,15 @@ export function mergeLiveState(graph: PlanGraph, nodes: NodeRecord[]): PlanGraph
       const record = live.get(node.id);
       if (!record) return node;
       const attributes = { ...node.attributes, status: record.status };
-      setOrDelete(attributes, 'toolOutput', record.output);
-      setOrDelete(attributes, 'answer', record.answer);
-      setOrDelete(attributes, 'error', record.error);
+      setIfPresent(attributes, 'toolOutput', record.output);
+      setIfPresent(attributes, 'answer', record.answer);
+      setIfPresent(attributes, 'error', record.error);
       return { ...node, attributes };
     }),
   };
 }
 
-function setOrDelete(attributes: Record<string, string>, key: string, value: string | undefined): void {
+function setIfPresent(attributes: Record<string, string>, key: string, value: string | undefined): void {
   if (value !== undefined && value !== null) attributes[key] = value;
 }
 

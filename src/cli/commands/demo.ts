@@ -4,7 +4,7 @@ import { createPlan } from '../../plans/create-plan.js';
 import type { NodeRecord, Store } from '../../store/index.js';
 import { parseSetFlags } from '../../templates/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
-import { watchPlan } from '../../worker/plan-watcher.js';
+import { watchPlan } from '../../worker/event-feed.js';
 import { Worker } from '../../worker/worker.js';
 import { formatTable, type CliIO } from '../io.js';
 import type { GetContext } from './index.js';
@@ -45,9 +45,9 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
           await store.answerNode(plan.id, node.id, answer, 'person');
         }
       });
-      const last = await watcher.finished.finally(() => worker.stop());
+      const last = await watcher.ended.finally(() => worker.stop());
       if (!opts.json) await printSummary(store, plan.id, Date.now() - started, ctx.io);
-      if (last.to !== 'completed') ctx.exitCode = 1;
+      if (last?.to !== 'completed') ctx.exitCode = 1;
     });
 }
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import type { CliIO } from '../io.js';
 import { registerPlanCommands } from './plan.js';
 import { registerRenderCommand } from './render.js';
 import { registerTemplateCommands } from './template.js';
@@ -12,7 +11,7 @@ import { registerBenchCommand } from './bench.js';
 
 export type GetContext = (command: Command) => Promise<CliContext>;
 
-export function registerCommands(program: Command, getContext: GetContext, io: CliIO): void {
+export function registerCommands(program: Command, getContext: GetContext): void {
   registerValidateCommand(program, getContext);
   registerRenderCommand(program, getContext);
   registerTemplateCommands(program, getContext);
@@ -21,5 +20,4 @@ export function registerCommands(program: Command, getContext: GetContext, io: C
   registerWorkerCommand(program, getContext);
   registerDemoCommand(program, getContext);
   registerBenchCommand(program, getContext);
-  void io;
 }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { assertCron } from '../../worker/poller.js';
+import { followEvents } from '../../worker/event-feed.js';
 import { noticeText, postNotice, questionNotice } from '../../worker/notify.js';
 import { ProgressPrinter } from '../../worker/progress.js';
 import { Worker } from '../../worker/worker.js';
 import { InvalidInputError } from '../../errors/errors.js';
-import type { Store } from '../../store/index.js';
 import type { GetContext } from './index.js';
 
 /** `dotplan worker`: run ready nodes of every running plan until stopped (or idle). */
@@ -34,7 +34,10 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
         ctx.io.err(noticeText(notice));
         if (webhook) postNotice(webhook, notice).catch((error: Error) => ctx.io.err(`notify: ${error.message}`));
       });
-      const stopProgress = opts.quiet ? () => Promise.resolve() : followEvents(store, new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json));
+      const printer = new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json);
+      const progress = opts.quiet
+        ? undefined
+        : followEvents(store, (after) => store.listAllEvents({ after, limit: 1000 }), (event) => printer.print(event), { after: await store.lastEventId(), pollMs: 500 });
       if (!opts.json && !opts.quiet) ctx.io.err(`worker ${worker.owner} on ${store.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
 
       let signalled = false;
@@ -48,35 +51,8 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       worker.start();
       await Promise.race([worker.idle, new Promise<void>((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve))]);
       await worker.stop();
-      await stopProgress();
+      await progress?.stop();
     });
-}
-
-/** Prints every event committed from now on (all plans), woken by the store. */
-function followEvents(store: Store, printer: ProgressPrinter): () => Promise<void> {
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  const unsubscribe = store.onWake(() => wake?.());
-  const loop = (async () => {
-    let after = await store.lastEventId();
-    while (true) {
-      for (const event of await store.listAllEvents({ after, limit: 1000 })) {
-        after = event.id;
-        printer.print(event);
-      }
-      if (stopped) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, 500);
-      });
-    }
-  })();
-  return async () => {
-    stopped = true;
-    wake?.();
-    unsubscribe();
-    await loop;
-  };
 }
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
