@@ -12,8 +12,9 @@ for (const provider of ['sqlite', 'postgresql']) {
   const dir = join(root, 'prisma', provider);
   mkdirSync(dir, { recursive: true });
   const schema = join(dir, 'schema.prisma');
-  const text = `// GENERATED from prisma/schema.prisma by scripts/prisma-generate.mjs — edit that file instead.\n`
-    + source.replaceAll('"PROVIDER"', `"${provider}"`).replaceAll('../src/generated/PROVIDER', `../../src/generated/${provider}`);
+  const text =
+    `// GENERATED from prisma/schema.prisma by scripts/prisma-generate.mjs — edit that file instead.\n` +
+    source.replaceAll('"PROVIDER"', `"${provider}"`).replaceAll('../src/generated/PROVIDER', `../../src/generated/${provider}`);
   writeFileSync(schema, text);
   execFileSync(join(root, 'node_modules/.bin/prisma'), ['generate', '--schema', schema], { env, stdio: 'inherit', cwd: root });
 }

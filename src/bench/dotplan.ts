@@ -1,16 +1,22 @@
 import type { BenchResult } from './results.js';
 import type { BenchSizes, DotplanBench, DotplanBenchTarget } from './run.js';
 import { openScratchStore } from './scratch-store.js';
-import { measureChain } from './scenarios/chain.js';
+import { measureChain, measureChainShape } from './scenarios/chain.js';
 import { measureIdlePoll, type IdlePollCheck } from './scenarios/idle-poll.js';
+import { measureJoin } from './scenarios/join.js';
 import { RunLog } from './scenarios/run-log.js';
 import type { RunCheck } from './scenarios/run-plan.js';
+import { ladderPlan, whenChainPlan } from './scenarios/shapes.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureValidate } from './scenarios/validate.js';
 
 /**
  * dotplan's own benchmarks on one backend, with the real pieces: a store on an empty database,
  * the tool registry with a `noop` tool, and the Worker with its wake-ups. In order: throughput
- * (scenarios/throughput.ts), chain latency (scenarios/chain.ts), idle poll (scenarios/idle-poll.ts).
+ * (scenarios/throughput.ts), chain latency (scenarios/chain.ts) and two other chain shapes (a
+ * `when` on every edge; two parents per step), a wide join against the same fan-out
+ * (scenarios/join.ts), validation of a large plan (scenarios/validate.ts), idle poll
+ * (scenarios/idle-poll.ts).
  * Every run is checked — each plan completed, every node done, each tool ran exactly once — and a
  * run that did not do its work throws instead of reporting a figure.
  */
@@ -18,26 +24,34 @@ export interface DotplanBenchReport {
   results: BenchResult[];
   throughput: RunCheck & { elapsedMs: number };
   chain: RunCheck;
+  shapes: RunCheck[];
   idlePoll: IdlePollCheck;
 }
 
 export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSizes): Promise<DotplanBenchReport> {
-  const { store, dispose } = await openScratchStore(target);
+  const scratch = await openScratchStore(target);
+  const store = scratch.store;
   try {
     const log = new RunLog();
     const tools = await log.registry();
     const backend = target.backend;
     const throughput = await measureThroughput(backend, store, tools, log, sizes.nodes, sizes.concurrency);
     const chain = await measureChain(backend, store, tools, log, sizes.chain, sizes.concurrency);
+    const onChain = (node: string) => !node.endsWith('s');
+    const when = await measureChainShape(backend, 'chain-when-p50', store, tools, log, whenChainPlan(sizes.chain), onChain, sizes.concurrency);
+    const ladder = await measureChainShape(backend, 'chain-ladder-p50', store, tools, log, ladderPlan(sizes.chain), onChain, sizes.concurrency);
+    const join = await measureJoin(backend, store, tools, log, sizes.nodes, sizes.concurrency, throughput.elapsedMs);
+    const validate = measureValidate(backend, sizes.validate);
     const idle = await measureIdlePoll(backend, store, sizes.plans, sizes.concurrency);
     return {
-      results: [throughput.result, ...chain.results, idle.result],
+      results: [throughput.result, ...chain.results, when.result, ladder.result, join.result, validate, idle.result],
       throughput: { ...throughput.check, elapsedMs: throughput.elapsedMs },
       chain: chain.check,
+      shapes: [when.check, ladder.check, join.check],
       idlePoll: idle.check,
     };
   } finally {
-    await dispose();
+    await scratch.dispose();
   }
 }
 

@@ -93,12 +93,7 @@ export async function loadGraphileWorker(): Promise<GraphileWorkerModule | undef
 
 type BaseOptions = RunnerOptions & { logger: Logger; schema: string; concurrency: number };
 
-async function measureThroughput(
-  gw: GraphileWorkerModule,
-  base: BaseOptions,
-  admin: pg.Client,
-  jobs: number,
-): Promise<BenchResult> {
+async function measureThroughput(gw: GraphileWorkerModule, base: BaseOptions, admin: pg.Client, jobs: number): Promise<BenchResult> {
   const s = admin.escapeIdentifier(base.schema);
   // Bulk insert through graphile-worker's own SQL API (`add_jobs`), as `addJobs` would.
   await admin.query(
@@ -111,7 +106,7 @@ async function measureThroughput(
   let completed = 0;
   const events: WorkerEvents = new EventEmitter();
   events.on('job:complete', ({ error }) => {
-    if (error) done.reject(new Error(`graphile-worker job failed: ${String(error)}`));
+    if (error) done.reject(new Error(`graphile-worker job failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`));
     else if (++completed === jobs) done.resolve(performance.now());
   });
   const taskList: TaskList = { [NOOP]: async () => {} };

@@ -25,13 +25,7 @@ export function machineFacts(postgres?: string): MachineFacts {
 
 /** One line, e.g. `Intel Xeon … · 2 cores · 7.8 GiB · Node v20.20.0 · linux x64 · PostgreSQL 15.8`. */
 export function describeMachine(facts: MachineFacts = machineFacts()): string {
-  const parts = [
-    facts.cpu,
-    `${facts.cores} ${facts.cores === 1 ? 'core' : 'cores'}`,
-    `${facts.memoryGiB} GiB`,
-    `Node ${facts.node}`,
-    facts.platform,
-  ];
+  const parts = [facts.cpu, `${facts.cores} ${facts.cores === 1 ? 'core' : 'cores'}`, `${facts.memoryGiB} GiB`, `Node ${facts.node}`, facts.platform];
   if (facts.postgres !== undefined) parts.push(`PostgreSQL ${facts.postgres}`);
   return parts.join(' · ');
 }

@@ -1,117 +1,195 @@
 /**
- * The benchmark result model and its two renderings: an aligned table for people and the
- * `{"results":[...]}` JSON for machines (`dotplan bench --json`).
+ * The benchmark result model: one figure per (backend, scenario) per round; the medians over the
+ * rounds with their spread; ratios against graphile-worker (the anchor) and against the floor (what
+ * PostgreSQL itself allows, floor.ts).
  *
- * Ratio convention: `ratio` > 1 means dotplan did better than the anchor (graphile-worker on the
- * same PostgreSQL in the same run). For throughput it is dotplan / graphile-worker; for latencies it
- * is graphile-worker / dotplan. Only dotplan's PostgreSQL results get a ratio: that is the like-for-like
- * comparison (same database, same machine, same shapes).
+ * Ratio convention: `ratio` > 1 means dotplan did better than the anchor in the same round — for
+ * throughput dotplan / graphile-worker, for latencies graphile-worker / dotplan — and the reported
+ * ratio is the median of the rounds' ratios. `floorRatio` is dotplan's figure divided by the floor's
+ * (a share of the floor rate for throughput; a multiple of the floor latency for a chain step).
  */
-export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker';
-export type BenchScenario = 'throughput' | 'chain-latency-p50' | 'chain-latency-p95' | 'idle-poll';
-export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms';
+export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor';
+export type BenchScenario =
+  | 'throughput'
+  | 'chain-latency-p50'
+  | 'chain-latency-p95'
+  | 'chain-when-p50'
+  | 'chain-ladder-p50'
+  | 'join-vs-fan-out'
+  | 'validate'
+  | 'idle-poll'
+  | 'floor-latency'
+  | 'floor-rate';
+export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×';
 
 export interface BenchResult {
   backend: BenchBackend;
   scenario: BenchScenario;
+  /** One round's figure, or the median of the rounds. */
   value: number;
   unit: BenchUnit;
   /** The backend this result is compared with (only on dotplan PostgreSQL results). */
   anchor?: string;
-  /** How many times better dotplan did than the anchor (> 1 = dotplan better). */
+  /** How many times better dotplan did than the anchor (> 1 = dotplan better); median of the rounds. */
   ratio?: number;
+  /** The floor's figure this result is measured against (dotplan on PostgreSQL). */
+  floor?: number;
+  /** value / floor (median of the rounds). */
+  floorRatio?: number;
+  /** Every round's value, in round order. */
+  rounds?: number[];
 }
 
 export const ANCHOR_BACKEND = 'graphile-worker';
 
-/** Whether a larger value is better for the scenario (throughput) or a smaller one (latencies). */
+/** Whether a larger value is better for the scenario. */
 export function higherIsBetter(scenario: BenchScenario): boolean {
-  return scenario === 'throughput';
+  return scenario === 'throughput' || scenario === 'floor-rate';
 }
 
-/**
- * Returns the results with `anchor`/`ratio` filled in on dotplan's PostgreSQL results for every
- * scenario graphile-worker was also measured on. Other results are returned unchanged.
- */
+const FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = { throughput: 'floor-rate', 'chain-latency-p50': 'floor-latency' };
+
+/** One round's results with `anchor`/`ratio` and `floor`/`floorRatio` filled in on dotplan's PostgreSQL results. */
 export function withRatios(results: readonly BenchResult[]): BenchResult[] {
-  const anchors = new Map<BenchScenario, BenchResult>();
-  for (const r of results) if (r.backend === ANCHOR_BACKEND) anchors.set(r.scenario, r);
+  const find = (backend: BenchBackend, scenario: BenchScenario) => results.find((r) => r.backend === backend && r.scenario === scenario);
   return results.map((r) => {
-    const anchor = anchors.get(r.scenario);
-    if (r.backend !== 'postgres' || !anchor || r.value <= 0 || anchor.value <= 0) return { ...r };
-    const ratio = higherIsBetter(r.scenario) ? r.value / anchor.value : anchor.value / r.value;
-    return { ...r, anchor: ANCHOR_BACKEND, ratio: round(ratio, 3) };
+    if (r.backend !== 'postgres') return { ...r };
+    const out = { ...r };
+    const anchor = find(ANCHOR_BACKEND, r.scenario);
+    if (anchor && r.value > 0 && anchor.value > 0) {
+      out.anchor = ANCHOR_BACKEND;
+      out.ratio = round(higherIsBetter(r.scenario) ? r.value / anchor.value : anchor.value / r.value, 3);
+    }
+    const floorScenario = FLOOR_OF[r.scenario];
+    const floor = floorScenario && find('postgres-floor', floorScenario);
+    if (floor && floor.value > 0) {
+      out.floor = floor.value;
+      out.floorRatio = round(r.value / floor.value, 3);
+    }
+    return out;
   });
 }
 
-/** The `--json` shape: exactly `{"results":[{"backend","scenario","value","unit","anchor"?,"ratio"?}]}`. */
-export function toJson(results: readonly BenchResult[]): { results: BenchResult[] } {
-  return {
-    results: results.map((r) => ({
-      backend: r.backend,
-      scenario: r.scenario,
-      value: r.value,
-      unit: r.unit,
-      ...(r.anchor !== undefined ? { anchor: r.anchor } : {}),
-      ...(r.ratio !== undefined ? { ratio: r.ratio } : {}),
-    })),
-  };
+/** The rounds (each rated by withRatios) folded into one result per figure: medians, with every round's value kept. */
+export function aggregateRounds(rounds: ReadonlyArray<readonly BenchResult[]>): BenchResult[] {
+  const groups = new Map<string, BenchResult[]>();
+  for (const round of rounds) {
+    for (const r of round) {
+      const key = `${r.backend}\u0000${r.scenario}`;
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+  }
+  return [...groups.values()].map((list) => {
+    const first = list[0]!;
+    const out: BenchResult = { backend: first.backend, scenario: first.scenario, value: median(list.map((r) => r.value)), unit: first.unit };
+    const ratios = list.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
+    if (ratios.length > 0) Object.assign(out, { anchor: first.anchor ?? ANCHOR_BACKEND, ratio: round(median(ratios), 3) });
+    const floors = list.flatMap((r) => (r.floor === undefined ? [] : [r.floor]));
+    const floorRatios = list.flatMap((r) => (r.floorRatio === undefined ? [] : [r.floorRatio]));
+    if (floors.length > 0) Object.assign(out, { floor: median(floors), floorRatio: round(median(floorRatios), 3) });
+    out.rounds = list.map((r) => r.value);
+    return out;
+  });
 }
 
-/** The issue's targets, shown next to each figure: `undefined` when a scenario has none. */
-export function target(r: BenchResult): { text: string; met: boolean } | undefined {
-  if (r.scenario === 'idle-poll') return { text: '< 20 ms', met: r.value < 20 };
-  if (r.backend === 'sqlite' && r.scenario === 'throughput') {
-    return { text: '≥ 3,000 nodes/s', met: r.value >= 3000 };
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return round(value, 3);
+}
+
+/** The `--json` shape: `{"results":[{"backend","scenario","value","unit","anchor"?,"ratio"?,"floor"?,"floorRatio"?,"rounds"?}]}`. */
+export function toJson(results: readonly BenchResult[]): { results: BenchResult[] } {
+  const keys = ['backend', 'scenario', 'value', 'unit', 'anchor', 'ratio', 'floor', 'floorRatio', 'rounds'] as const;
+  return { results: results.map((r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]])) as unknown as BenchResult) };
+}
+
+/** The issue's targets, checked on the medians: `undefined` when a figure has none. */
+export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
+  const out: Array<{ text: string; met: boolean }> = [];
+  if (r.backend === 'sqlite' && r.scenario === 'throughput') out.push({ text: '≥ 10,000 nodes/s', met: r.value >= 10_000 });
+  if (r.backend === 'sqlite' && r.scenario === 'chain-latency-p50') out.push({ text: '≤ 0.3 ms', met: r.value <= 0.3 });
+  if (r.backend === 'postgres' && r.scenario === 'throughput') {
+    if (r.ratio !== undefined) out.push({ text: `≥ 2× ${ANCHOR_BACKEND}`, met: r.ratio >= 2 });
+    if (r.floorRatio !== undefined) out.push({ text: '≥ 0.5× floor', met: r.floorRatio >= 0.5 });
   }
-  if (r.backend === 'sqlite') return { text: '≤ 2 ms', met: r.value <= 2 };
-  if (r.backend === 'postgres' && r.ratio !== undefined) {
-    return { text: `${higherIsBetter(r.scenario) ? '≥' : '≤'} ${ANCHOR_BACKEND}`, met: r.ratio >= 1 };
+  if (r.backend === 'postgres' && r.scenario === 'chain-latency-p50') {
+    if (r.ratio !== undefined) out.push({ text: `≤ 0.33× ${ANCHOR_BACKEND}`, met: 1 / r.ratio <= 0.33 });
+    if (r.floorRatio !== undefined) out.push({ text: '≤ 3× floor', met: r.floorRatio <= 3 });
   }
-  return undefined;
+  if (r.scenario === 'join-vs-fan-out') out.push({ text: '≤ 1.5×', met: r.value <= 1.5 });
+  if (r.scenario === 'validate') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
+  if (r.scenario === 'idle-poll') out.push({ text: '< 20 ms', met: r.value < 20 });
+  return out;
 }
 
 const LABELS: Record<BenchScenario, string> = {
   throughput: 'throughput',
   'chain-latency-p50': 'chain step p50',
   'chain-latency-p95': 'chain step p95',
+  'chain-when-p50': 'when-chain step p50',
+  'chain-ladder-p50': 'two-parent step p50',
+  'join-vs-fan-out': 'join / fan-out time',
+  validate: 'validate 10k nodes',
   'idle-poll': 'idle poll',
+  'floor-latency': 'UPDATE latency p50',
+  'floor-rate': 'UPDATEs, 10 conns',
 };
 
-/** A readable, aligned table with the machine named in its header and the ratio convention below. */
-export function formatTable(results: readonly BenchResult[], machine: string): string {
-  const header = ['backend', 'scenario', 'value', 'unit', `vs ${ANCHOR_BACKEND}`, 'target'];
+/** An aligned table of the medians: spread over the rounds, ratios, targets; the machine in the header. */
+export function formatTable(results: readonly BenchResult[], machine: string, roundCount = 1): string {
+  const header = ['backend', 'scenario', 'median', 'unit', 'rounds (min–max)', `vs ${ANCHOR_BACKEND}`, 'vs floor', 'target'];
   const rows = results.map((r) => {
-    const t = target(r);
+    const spread = r.rounds && r.rounds.length > 1 ? `${formatNumber(Math.min(...r.rounds), r.unit)}–${formatNumber(Math.max(...r.rounds), r.unit)}` : '';
     return [
       r.backend,
       LABELS[r.scenario],
       formatValue(r),
       r.unit,
+      spread,
       r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
-      t === undefined ? '' : `${t.text} ${t.met ? 'met' : 'MISSED'}`,
+      r.floorRatio === undefined ? '' : `${r.floorRatio.toFixed(2)}×`,
+      targets(r)
+        .map((t) => `${t.text} ${t.met ? 'met' : 'MISSED'}`)
+        .join('; '),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const numeric = new Set([2, 4]);
+  const numeric = new Set([2, 5, 6]);
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const out = [`Machine: ${machine}`, '', line(header), line(widths.map((w) => '-'.repeat(w)))];
+  const out = [
+    `Machine: ${machine}`,
+    `Medians of ${roundCount} round${roundCount === 1 ? '' : 's'}, dotplan and ${ANCHOR_BACKEND} interleaved.`,
+    '',
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+  ];
   out.push(...(rows.length > 0 ? rows.map(line) : ['(no results)']));
   out.push(
     '',
-    `Ratios: > 1 means dotplan did better than ${ANCHOR_BACKEND} on the same PostgreSQL in this run`,
-    `(throughput: dotplan / ${ANCHOR_BACKEND}; latencies: ${ANCHOR_BACKEND} / dotplan).`,
+    `vs ${ANCHOR_BACKEND}: > 1 means dotplan did better on the same PostgreSQL (throughput: dotplan / ${ANCHOR_BACKEND}; latencies: ${ANCHOR_BACKEND} / dotplan), median of the rounds' ratios.`,
+    'vs floor: dotplan / the floor (a bare committed single-row UPDATE … RETURNING: its rate over 10 connections, its p50 latency on one).',
   );
   return out.join('\n');
 }
 
+/** One line per round: every figure of that round. */
+export function formatRound(index: number, results: readonly BenchResult[]): string {
+  return `round ${index}: ${results.map((r) => `${r.backend} ${LABELS[r.scenario]} ${formatValue(r)} ${r.unit}`).join(' · ')}`;
+}
+
 export function formatValue(r: BenchResult): string {
-  if (r.unit === 'ms') return r.value.toFixed(2);
-  return Math.round(r.value).toLocaleString('en-US');
+  return formatNumber(r.value, r.unit);
+}
+
+function formatNumber(value: number, unit: BenchUnit): string {
+  if (unit === 'ms' || unit === '×') return value.toFixed(2);
+  return Math.round(value).toLocaleString('en-US');
 }
 
 function round(value: number, digits: number): number {

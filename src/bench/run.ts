@@ -3,13 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchGraphileWorker } from './graphile.js';
 import { describeMachine, machineFacts, postgresVersion } from './machine.js';
-import { formatTable, toJson, withRatios, type BenchResult } from './results.js';
+import { measureFloor } from './floor.js';
+import { aggregateRounds, formatRound, formatTable, toJson, withRatios, type BenchResult } from './results.js';
 
 /**
- * The benchmark harness behind `dotplan bench` / `npm run bench`: dotplan on SQLite (a fresh file in
- * a temporary directory), dotplan on PostgreSQL when a `postgres://` URL is given, and graphile-worker
- * on the same PostgreSQL with the same shapes; then the ratios. The dotplan scenarios themselves are
- * passed in (`dotplan`), so the harness depends on nothing but this folder.
+ * The benchmark harness behind `dotplan bench` / `npm run bench`: `rounds` rounds, each running, in
+ * the same order, dotplan on SQLite (a fresh file), dotplan on PostgreSQL when a `postgres://` URL is
+ * given, graphile-worker on the same PostgreSQL with the same shapes, and the floor (floor.ts) — so
+ * that dotplan and graphile-worker are interleaved (round 1 both, round 2 both, ...) and see the same
+ * machine. Every round is reported; the summary gives the medians with their spread, the median ratio
+ * against graphile-worker and against the floor. The dotplan scenarios themselves are passed in
+ * (`dotplan`), so the harness depends on nothing but this folder.
  */
 export interface BenchSizes {
   /** Independent no-op nodes (jobs) in the throughput run. */
@@ -20,9 +24,11 @@ export interface BenchSizes {
   concurrency: number;
   /** Stored plans behind the idle-poll measurement. */
   plans: number;
+  /** Nodes of the plan the validate scenario validates. */
+  validate: number;
 }
 
-export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000 };
+export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000 };
 
 /** Where a dotplan scenario runs: an empty database of the given backend. */
 export interface DotplanBenchTarget {
@@ -49,12 +55,17 @@ export interface RunBenchOptions {
   dotplan?: DotplanBench;
   /** Measure graphile-worker on the PostgreSQL database (default true when there is one). */
   graphile?: boolean;
-  /** One line per phase, e.g. to stderr; default: silent. */
+  /** Rounds (default 3). */
+  rounds?: number;
+  /** One line per phase and per round, e.g. to stderr; default: silent. */
   progress?: (line: string) => void;
 }
 
 export interface BenchReport {
+  /** The medians over the rounds, each with its rounds' values. */
   results: BenchResult[];
+  /** Every round's figures, rated, in round order. */
+  rounds: BenchResult[][];
   machine: string;
   warnings: string[];
 }
@@ -67,48 +78,46 @@ export async function runBench(options: RunBenchOptions = {}): Promise<BenchRepo
   const sizes = { ...DEFAULT_BENCH_SIZES, ...options.sizes };
   const progress = options.progress ?? (() => {});
   const warnings: string[] = [];
-  const results: BenchResult[] = [];
   const pgUrl = isPostgresUrl(options.postgresUrl) ? options.postgresUrl : undefined;
-  if (options.postgresUrl !== undefined && pgUrl === undefined) {
-    warnings.push(`not a PostgreSQL URL, PostgreSQL skipped: ${options.postgresUrl}`);
-  }
-
-  if (options.dotplan) {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-'));
-    try {
-      progress('dotplan on SQLite…');
-      results.push(...(await options.dotplan({ backend: 'sqlite', databaseUrl: `file:${path.join(dir, 'bench.db')}` }, sizes)));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+  if (options.postgresUrl !== undefined && pgUrl === undefined) warnings.push(`not a PostgreSQL URL, PostgreSQL skipped: ${options.postgresUrl}`);
+  if (!options.dotplan) warnings.push('dotplan scenarios are not available in this build: no dotplan figures.');
+  if (!pgUrl) warnings.push('no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL, graphile-worker and the floor skipped.');
+  const rounds: BenchResult[][] = [];
+  const count = Math.max(1, options.rounds ?? 3);
+  for (let round = 1; round <= count; round++) {
+    const results: BenchResult[] = [];
+    if (options.dotplan) {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-'));
+      try {
+        progress(`round ${round}/${count}: dotplan on SQLite…`);
+        results.push(...(await options.dotplan({ backend: 'sqlite', databaseUrl: `file:${path.join(dir, 'bench.db')}` }, sizes)));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      if (pgUrl) {
+        progress(`round ${round}/${count}: dotplan on PostgreSQL…`);
+        results.push(...(await options.dotplan({ backend: 'postgres', databaseUrl: pgUrl }, sizes)));
+      }
+    }
+    if (pgUrl && options.graphile !== false) {
+      progress(`round ${round}/${count}: graphile-worker on PostgreSQL…`);
+      const warn = (line: string) => warnings.push(line);
+      results.push(...(await benchGraphileWorker({ connectionString: pgUrl, jobs: sizes.nodes, chain: sizes.chain, concurrency: sizes.concurrency, warn })));
     }
     if (pgUrl) {
-      progress('dotplan on PostgreSQL…');
-      results.push(...(await options.dotplan({ backend: 'postgres', databaseUrl: pgUrl }, sizes)));
+      progress(`round ${round}/${count}: the floor (bare UPDATEs) on PostgreSQL…`);
+      results.push(...(await measureFloor({ connectionString: pgUrl })));
     }
-  } else {
-    warnings.push('dotplan scenarios are not available in this build: no dotplan figures.');
+    const rated = withRatios(results);
+    rounds.push(rated);
+    progress(formatRound(round, rated));
   }
-
-  if (pgUrl && options.graphile !== false) {
-    progress('graphile-worker on PostgreSQL…');
-    results.push(
-      ...(await benchGraphileWorker({
-        connectionString: pgUrl,
-        jobs: sizes.nodes,
-        chain: sizes.chain,
-        concurrency: sizes.concurrency,
-        warn: (line) => warnings.push(line),
-      })),
-    );
-  } else if (!pgUrl) {
-    warnings.push('no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL and graphile-worker skipped.');
-  }
-
   const version = pgUrl ? await postgresVersion(pgUrl) : undefined;
-  return { results: withRatios(results), machine: describeMachine(machineFacts(version)), warnings };
+  return { results: aggregateRounds(rounds), rounds, machine: describeMachine(machineFacts(version)), warnings };
 }
 
 /** What `dotplan bench` prints on stdout (warnings go to stderr separately). */
 export function renderBench(report: BenchReport, options: { json?: boolean } = {}): string {
-  return options.json ? JSON.stringify(toJson(report.results)) : formatTable(report.results, report.machine);
+  if (options.json) return JSON.stringify(toJson(report.results));
+  return [...report.rounds.map((round, i) => formatRound(i + 1, round)), '', formatTable(report.results, report.machine, report.rounds.length)].join('\n');
 }

@@ -1,16 +1,19 @@
 import { resolveConfig, type Config } from '../config/index.js';
+import { Dotplan } from '../operations/dotplan.js';
 import { openStore } from '../store/index.js';
-import type { Store } from '../store/index.js';
 import { createRegistry, type ToolRegistry } from '../tools/registry.js';
 import type { CliIO } from './io.js';
 
-/** Flags accepted by every command, anywhere on the line. */
+/** Flags accepted by every command, anywhere on the line, and the worker's settings flags. */
 export interface GlobalFlags {
   db?: string;
   tools?: string[];
   config?: string;
   httpAllow?: string;
   debug?: boolean;
+  poll?: string;
+  concurrency?: string;
+  leaseMs?: string;
 }
 
 /** What a command needs, built lazily: resolving config is cheap, opening the store is not. */
@@ -18,7 +21,8 @@ export interface CliContext {
   readonly config: Config;
   readonly io: CliIO;
   tools(): Promise<ToolRegistry>;
-  store(): Promise<Store>;
+  /** The use cases, on the configured database. */
+  dotplan(): Promise<Dotplan>;
   /** A command sets this to exit non-zero without an error (e.g. `validate` on an invalid plan). */
   exitCode: number;
   close(): Promise<void>;
@@ -26,20 +30,33 @@ export interface CliContext {
 
 export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliContext> {
   const config = await resolveConfig({
-    flags: { databaseUrl: flags.db, tools: flags.tools, configFile: flags.config, httpAllow: flags.httpAllow },
+    flags: {
+      databaseUrl: flags.db,
+      tools: flags.tools,
+      configFile: flags.config,
+      httpAllow: flags.httpAllow,
+      poll: flags.poll,
+      concurrency: flags.concurrency,
+      leaseMs: flags.leaseMs,
+    },
     env: process.env,
     cwd: process.cwd(),
   });
   let tools: Promise<ToolRegistry> | undefined;
-  let store: Promise<Store> | undefined;
+  let dotplan: Promise<Dotplan> | undefined;
+  const getTools = () => (tools ??= createRegistry({ userModules: config.tools, http: config.http, cwd: process.cwd() }));
   return {
     config,
     io,
     exitCode: 0,
-    tools: () => (tools ??= createRegistry({ userModules: config.tools, http: config.http, cwd: process.cwd() })),
-    store: () => (store ??= openStore({ url: config.databaseUrl, cwd: process.cwd() })),
+    tools: getTools,
+    dotplan: () =>
+      (dotplan ??= (async () => {
+        const registry = await getTools();
+        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: process.cwd() }), registry, config);
+      })()),
     async close() {
-      if (store) await (await store.catch(() => undefined))?.close();
+      if (dotplan) await (await dotplan.catch(() => undefined))?.close();
     },
   };
 }

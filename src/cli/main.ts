@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { isUserError } from '../errors/errors.js';
+import { isUserError, UsageError } from '../errors/errors.js';
 import { ValidationError, formatDiagnostic } from '../model/diagnostics.js';
 import { createContext, type GlobalFlags } from './context.js';
 import { processIO, type CliIO } from './io.js';
@@ -24,7 +24,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
 
   let context: Awaited<ReturnType<typeof createContext>> | undefined;
   const getContext = async (command: Command) => {
-    context ??= await createContext(command.optsWithGlobals() as GlobalFlags, io);
+    context ??= await createContext(command.optsWithGlobals<GlobalFlags>(), io);
     return context;
   };
   registerCommands(program, getContext);
@@ -35,7 +35,9 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     return context?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      // --help and --version succeed; help shown because the command line was incomplete (no command) is a usage error.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help')
+        return error.exitCode === 0 ? 0 : 2;
       return 2;
     }
     return reportError(error, io, argv.includes('--debug'));
@@ -45,6 +47,10 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
 }
 
 function reportError(error: unknown, io: CliIO, debug: boolean): number {
+  if (error instanceof UsageError) {
+    io.err(`error: ${error.message}\n(run with --help for usage)`);
+    return 2;
+  }
   if (error instanceof ValidationError) {
     for (const d of error.diagnostics) io.err(formatDiagnostic(d, error.source));
   } else if (isUserError(error)) {

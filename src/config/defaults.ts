@@ -1,3 +1,5 @@
+import { DOT_LIMITS } from '../dot/limits.js';
+
 /**
  * Every setting dotplan reads, with its default. Resolved once, in layers (defaults < config file <
  * environment < flags, see resolve-config.ts) and passed down; nothing deeper reads `process.env`.
@@ -27,7 +29,11 @@ export interface Config {
     poll: string;
     /** Nodes one worker runs at once. Default: 4. Env `DOTPLAN_CONCURRENCY`, flag `--concurrency`. */
     concurrency: number;
-    /** How long a claim on a running node lasts without renewal, in ms. Default: 30000. Env `DOTPLAN_LEASE_MS`, flag `--lease-ms`. */
+    /**
+     * How long a claim on a running node lasts without renewal, in ms; renewed every third of it, and
+     * a crashed worker's nodes are taken over by another worker when it runs out. Default: 10000.
+     * Env `DOTPLAN_LEASE_MS`, flag `--lease-ms`.
+     */
     leaseMs: number;
   };
   /** Node retry policy when neither the node nor the plan's graph attributes set one. */
@@ -55,6 +61,13 @@ export interface Config {
     /** The key itself, read from the variable named by `apiKeyEnv`. Never set in a config file. */
     apiKey?: string;
   };
+  /** How large a DOT input may be (plans, templates, `validate`, `render`); see dot/limits.ts. */
+  limits: {
+    /** In UTF-8 bytes. Default: 64 MiB. Env `DOTPLAN_MAX_DOT_BYTES`. */
+    maxDotBytes: number;
+    /** DOT syntax elements (nodes, edges, attributes...). Default: 5,000,000. Env `DOTPLAN_MAX_DOT_ELEMENTS`. */
+    maxDotElements: number;
+  };
   /** The config file that was read, if any (absolute path). */
   configFile?: string;
 }
@@ -69,9 +82,10 @@ export function defaultConfig(): Config {
     databaseUrl: undefined,
     tools: [],
     http: { allowHosts: [] },
-    worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 30_000 },
+    worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
     notify: { reminderInterval: '1h', webhookUrl: undefined },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined },
+    limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },
   };
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { DotplanError } from '../errors/errors.js';
+import { DotplanError, UsageError } from '../errors/errors.js';
 import { DEFAULT_CONFIG_FILE, defaultConfig, type Config } from './defaults.js';
 import { fromJson, fromText, SETTINGS, splitList, type ConfigFlags, type Setting } from './settings.js';
 
@@ -16,7 +16,7 @@ export interface ResolveConfigOptions {
  * Resolves the configuration once, in layers: defaults < config file < environment < flags. The
  * file is `--config <file>`, else `DOTPLAN_CONFIG`, else `dotplan.config.json` in `cwd` when it exists.
  * Pure apart from reading that file. A bad value is a DotplanError('CONFIG') naming where it came
- * from (file and key, variable, or flag) and what is allowed.
+ * from (file and key, variable) and what is allowed; a bad flag value is a UsageError (exit 2).
  */
 export async function resolveConfig(options: ResolveConfigOptions = {}): Promise<Config> {
   const flags = options.flags ?? {};
@@ -37,10 +37,13 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     const raw = setting.flag ? flags[setting.flag] : undefined;
     if (raw === undefined) continue;
     const flag = setting.flagName ?? `--${setting.flag}`;
-    const parsed = Array.isArray(raw)
-      ? fromJson(setting.kind, raw.flatMap(splitList), cwd)
-      : fromText(setting.kind, String(raw), cwd);
-    apply(config, setting, parsed, `${flag} ${JSON.stringify(String(raw))}`);
+    const parsed = Array.isArray(raw) ? fromJson(setting.kind, raw.flatMap(splitList), cwd) : fromText(setting.kind, String(raw), cwd);
+    try {
+      apply(config, setting, parsed, `${flag} ${JSON.stringify(String(raw))}`);
+    } catch (error) {
+      // A flag's value is part of the command line: a usage error (exit 2).
+      throw new UsageError((error as Error).message, { cause: error });
+    }
   }
   config.openai.apiKey = nonEmpty(env[config.openai.apiKeyEnv]);
   return config;

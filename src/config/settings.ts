@@ -54,6 +54,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'openai.baseURL', env: 'OPENAI_BASE_URL', kind: 'url' },
   { key: 'openai.model', env: 'OPENAI_MODEL', kind: 'text' },
   { key: 'openai.apiKeyEnv', kind: 'text' },
+  { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
+  { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
 ];
 
 /** Reads a setting from text (environment, flags); `baseDir` anchors relative paths. */

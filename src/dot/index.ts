@@ -4,6 +4,7 @@
  * `g` apart from source locations, whatever the values hold (see `strings.ts` for the quoting
  * convention).
  */
-export { readDot, DOT_LIMITS, type ReadDotOptions } from './read.js';
+export { readDot, type ReadDotOptions } from './read.js';
+export { DOT_LIMITS, LIMIT_SETTINGS, NO_DOT_LIMITS } from './limits.js';
 export { writeDot } from './write.js';
 export { formatId, formatValue, quote, unquote } from './strings.js';

@@ -1,3 +1,4 @@
+import { LIMIT_SETTINGS } from './limits.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 
 /**
@@ -29,7 +30,15 @@ export function diagnoseParseError(error: unknown, text: string, maxASTNodes: nu
       code: 'DOT_TOO_LARGE',
       severity: 'error',
       message: `the plan has more than ${maxASTNodes.toLocaleString('en')} DOT elements (nodes, edges, attributes), the limit`,
-      fix: 'split the plan into smaller plans (agent nodes can run sub-plans), or raise the limit if you trust the input',
+      fix: `split the plan into smaller plans, or raise the setting ${LIMIT_SETTINGS.elements} if you trust the input`,
+    };
+  }
+  if (cause instanceof RangeError || (error instanceof RangeError && /call stack/i.test(message))) {
+    return {
+      code: 'DOT_TOO_LARGE',
+      severity: 'error',
+      message: `the DOT text is nested too deeply to read (subgraphs or brackets inside one another, ${nestingDepth(text).toLocaleString('en')} levels deep)`,
+      fix: 'flatten the nesting: put the subgraphs side by side rather than one inside another',
     };
   }
   if (/depth exceeds maximum/i.test(message)) {
@@ -123,4 +132,15 @@ function describeExpected(expected: PegExpectation[] | null | undefined): string
   }
   if (words.length <= 1) return words[0] ?? '';
   return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/** The deepest nesting of `{` in the text (quoted strings and comments already blanked by prepare). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let most = 0;
+  for (const c of text) {
+    if (c === '{') most = Math.max(most, ++depth);
+    else if (c === '}') depth--;
+  }
+  return most;
 }

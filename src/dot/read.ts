@@ -1,6 +1,7 @@
 import { parse, type DotASTNode, type GraphASTNode } from 'ts-graphviz/ast';
 import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
+import { DOT_LIMITS, LIMIT_SETTINGS } from './limits.js';
 import { diagnoseParseError, undirected } from './parse-errors.js';
 import { prepareDot } from './prepare.js';
 import { walkGraph } from './walk.js';
@@ -8,13 +9,11 @@ import { walkGraph } from './walk.js';
 export interface ReadDotOptions {
   /** A name for the input (file path, "template foo"), used in messages. */
   source?: string;
-  /** Largest accepted input, in UTF-8 bytes. Default 2 MiB. */
+  /** Largest accepted input, in UTF-8 bytes. Default: DOT_LIMITS (limits.ts). */
   maxBytes?: number;
-  /** Largest accepted number of DOT syntax elements. Default 100,000. */
+  /** Largest accepted number of DOT syntax elements. Default: DOT_LIMITS (limits.ts). */
   maxASTNodes?: number;
 }
-
-export const DOT_LIMITS = { maxBytes: 2 * 1024 * 1024, maxASTNodes: 100_000 } as const;
 
 /**
  * Reads one plan from DOT text (compact or pretty form) with standard DOT semantics: defaults,
@@ -34,7 +33,7 @@ export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
       code: 'DOT_TOO_LARGE',
       severity: 'error',
       message: `the input is ${formatBytes(bytes)}, more than the limit of ${formatBytes(maxBytes)}`,
-      fix: 'split the plan into smaller plans, or raise the limit if you trust the input',
+      fix: `split the plan into smaller plans, or raise the setting ${LIMIT_SETTINGS.bytes} if you trust the input`,
     });
   }
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -73,7 +72,11 @@ export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
   return walkGraph(graph, (from, to) => source.slice(prepared.originalOffset(from), prepared.originalOffset(to)));
 }
 
-const UNCLOSED = { string: ['a quoted string', 'add the closing "'], html: ['an HTML string <...>', 'add the closing >'], comment: ['a /* comment', 'add the closing */'] } as const;
+const UNCLOSED = {
+  string: ['a quoted string', 'add the closing "'],
+  html: ['an HTML string <...>', 'add the closing >'],
+  comment: ['a /* comment', 'add the closing */'],
+} as const;
 
 function unclosed(source: string, at: { kind: keyof typeof UNCLOSED; offset: number }): Diagnostic {
   const before = source.slice(0, at.offset);

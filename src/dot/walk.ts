@@ -1,11 +1,4 @@
-import type {
-  AttributeASTNode,
-  ClusterStatementASTNode,
-  EdgeTargetASTNode,
-  FileRange,
-  GraphASTNode,
-  LiteralASTNode,
-} from 'ts-graphviz/ast';
+import type { AttributeASTNode, ClusterStatementASTNode, EdgeTargetASTNode, FileRange, GraphASTNode, LiteralASTNode } from 'ts-graphviz/ast';
 import type { Attributes, GraphCluster, GraphEdge, GraphNode, PlanGraph, SourceLocation } from '../model/types.js';
 import { setAttribute } from './attributes.js';
 import { unquote } from './strings.js';
@@ -88,9 +81,7 @@ export function walkGraph(graph: GraphASTNode, sliceOriginal: SliceOriginal): Pl
   };
 
   const targetIds = (target: EdgeTargetASTNode): { id: string; range: FileRange | undefined }[] =>
-    target.type === 'NodeRef'
-      ? [{ id: text(target.id), range: target.location }]
-      : target.children.map((ref) => ({ id: text(ref.id), range: ref.location }));
+    target.type === 'NodeRef' ? [{ id: text(target.id), range: target.location }] : target.children.map((ref) => ({ id: text(ref.id), range: ref.location }));
 
   const walk = (statements: readonly ClusterStatementASTNode[], scope: Scope): void => {
     for (const stmt of statements) {

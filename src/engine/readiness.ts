@@ -1,39 +1,49 @@
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
-import type { Driver, NodeStatus } from '../model/types.js';
-import { matchesWhen, parseWhen, whenSubject } from '../model/when.js';
+import { matchesWhen, parseWhen, whenSubject, type WhenCondition } from '../model/when.js';
+import type { NodeState } from './snapshot.js';
 
 /**
- * Workflow-mode scheduling as pure functions over a node's neighbourhood (SPEC §2): a pending node
- * becomes ready once every upstream node has finished and at least one *taken* edge reaches it;
- * when every upstream node has finished and no taken edge reaches it, it is skipped.
- * An edge is taken when its source is `done` and the edge's `when` (if any) matches the source's
- * answer or output. A node an *operator* skipped counts as done with no output (the plan goes on
- * without it); edges from failed, cancelled or otherwise skipped sources (untaken branches) are not
- * taken.
+ * Workflow readiness (SPEC §2), the one definition: a pending node becomes `ready` once every
+ * incoming edge's source has finished and at least one of those edges was *taken* (or it has no
+ * incoming edge); when every source has finished and none was taken, it is `skipped` (and its
+ * dependents count it as an untaken source in turn). An edge is taken when its source passed — it
+ * is `done`, or an operator skipped it (the plan goes on as if it had finished with no output) — and
+ * the edge's `when`, if any, matches the source's answer (or, without one, its output). Edges from
+ * failed, cancelled or otherwise skipped sources are not taken.
+ *
+ * The engine keeps this incrementally in two counters per node (see snapshot.ts), so that each
+ * finishing source costs O(1) per outgoing edge.
  */
-export interface IncomingEdge {
-  from: string;
-  when?: string;
-  sourceStatus: NodeStatus;
-  /** For a skipped source: who skipped it (the engine for an untaken branch, or an operator). */
-  sourceSkippedBy?: Driver;
-  sourceOutput?: string | null;
-  sourceAnswer?: string | null;
-}
-
 export type Readiness = 'ready' | 'skipped' | 'wait';
 
-export function isEdgeTaken(edge: IncomingEdge): boolean {
-  const passed = edge.sourceStatus === 'done' || (edge.sourceStatus === 'skipped' && edge.sourceSkippedBy === 'operator');
-  if (!passed) return false;
-  if (edge.when === undefined || edge.when === '') return true;
-  const parsed = parseWhen(edge.when);
-  if (!parsed.ok) return false; // the validator refuses these before they are stored
-  return matchesWhen(parsed.condition, whenSubject({ answer: edge.sourceAnswer, output: edge.sourceOutput }));
+/** Whether a node no longer holds its dependents back. */
+export function isFinished(node: Pick<NodeState, 'status'>): boolean {
+  return TERMINAL_NODE_STATUSES.has(node.status);
 }
 
-export function decideReadiness(incoming: readonly IncomingEdge[]): Readiness {
-  if (incoming.length === 0) return 'ready';
-  if (incoming.some((e) => !TERMINAL_NODE_STATUSES.has(e.sourceStatus))) return 'wait';
-  return incoming.some(isEdgeTaken) ? 'ready' : 'skipped';
+/** Whether the edge `source -> x [when]` is taken, given the source's state. */
+export function isTaken(source: Pick<NodeState, 'status' | 'skippedBy' | 'output' | 'answer'>, when?: string): boolean {
+  const passed = source.status === 'done' || (source.status === 'skipped' && source.skippedBy === 'operator');
+  if (!passed) return false;
+  if (when === undefined || when === '') return true;
+  const condition = parsed(when);
+  return condition !== undefined && matchesWhen(condition, whenSubject(source));
+}
+
+/** What a pending node's counters say; a node without incoming edges (`root`) is reached at once. */
+export function readinessOf(node: Pick<NodeState, 'waiting' | 'taken' | 'root'>): Readiness {
+  if (node.waiting > 0) return 'wait';
+  return node.taken > 0 || node.root === true ? 'ready' : 'skipped';
+}
+
+const conditions = new Map<string, WhenCondition | undefined>();
+
+/** Parsed conditions, cached (the validator refuses unreadable ones before they are stored). */
+function parsed(when: string): WhenCondition | undefined {
+  if (!conditions.has(when)) {
+    if (conditions.size >= 1000) conditions.clear();
+    const result = parseWhen(when);
+    conditions.set(when, result.ok ? result.condition : undefined);
+  }
+  return conditions.get(when);
 }

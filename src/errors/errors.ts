@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'TOOL_FAILED', // a tool threw; `retryable` says whether another attempt may help
   'DATABASE', // the store could not do its work
   'CONFIG', // configuration could not be resolved
+  'USAGE', // the command line itself is wrong (unknown command, a flag value that is not allowed): exit 2
   'INTERNAL', // a bug
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -42,6 +43,14 @@ export class InvalidInputError extends DotplanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('INVALID_INPUT', message, options);
     this.name = 'InvalidInputError';
+  }
+}
+
+/** The command line is wrong: the CLI exits 2 and prints the usage hint. */
+export class UsageError extends DotplanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('USAGE', message, options);
+    this.name = 'UsageError';
   }
 }
 

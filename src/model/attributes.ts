@@ -111,7 +111,7 @@ export type GraphAttributes = z.output<typeof graphAttributesSchema>;
 
 /** Typed view of a node's attributes; throws a zod error when they do not fit (validate first). */
 export function readNodeAttributes(attributes: Attributes): NodeAttributes {
-  return nodeAttributesSchema.parse(attributes) as NodeAttributes;
+  return nodeAttributesSchema.parse(attributes);
 }
 
 export function readGraphAttributes(attributes: Attributes): GraphAttributes {

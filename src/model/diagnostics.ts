@@ -41,7 +41,12 @@ function formatHeadline(errors: Diagnostic[], source?: string): string {
 /** `file:line: error CODE: message (node X) — fix: ...` */
 export function formatDiagnostic(d: Diagnostic, source?: string): string {
   const place = [source, d.line !== undefined ? String(d.line) : undefined].filter(Boolean).join(':');
-  const subject = d.node !== undefined ? ` [node ${JSON.stringify(d.node)}${d.attribute ? `, attribute ${d.attribute}` : ''}]` : d.edge ? ` [edge ${JSON.stringify(d.edge.from)} -> ${JSON.stringify(d.edge.to)}]` : '';
+  const subject =
+    d.node !== undefined
+      ? ` [node ${JSON.stringify(d.node)}${d.attribute ? `, attribute ${d.attribute}` : ''}]`
+      : d.edge
+        ? ` [edge ${JSON.stringify(d.edge.from)} -> ${JSON.stringify(d.edge.to)}]`
+        : '';
   const fix = d.fix ? ` Fix: ${d.fix}` : '';
   return `${place ? `${place}: ` : ''}${d.severity} ${d.code}: ${d.message}${subject}.${fix}`.replace(/\.\./g, '.');
 }

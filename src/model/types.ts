@@ -15,19 +15,14 @@
  *   (answers, reviews) or `operator` (hand edits, retry, skip, cancel).
  * - **rewrite**: a new revision produced by the LLM between `@EP@` markers, validated before it lands.
  * - **lease**: a worker's time-limited claim on a running node (owner, token, expiry).
+ * - **snapshot**: the part of a plan's live state a step reads (src/engine/snapshot.ts).
+ * - **step**: what one rule of the engine decides — node and plan moves, counter updates, events —
+ *   computed from a snapshot before anything is written, then persisted in one transaction.
+ * - **event**: one entry of a plan's audit log: a status move, an answer, a revision, a notice...
  */
 
 /** Canonical node statuses (SPEC §3). */
-export const NODE_STATUSES = [
-  'pending',
-  'ready',
-  'running',
-  'awaiting_input',
-  'done',
-  'failed',
-  'skipped',
-  'cancelled',
-] as const;
+export const NODE_STATUSES = ['pending', 'ready', 'running', 'awaiting_input', 'done', 'failed', 'skipped', 'cancelled'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 /** Node types (SPEC §2). */
@@ -39,16 +34,7 @@ export const DRIVERS = ['engine', 'llm', 'person', 'operator'] as const;
 export type Driver = (typeof DRIVERS)[number];
 
 /** Plan statuses (SPEC §3). */
-export const PLAN_STATUSES = [
-  'draft',
-  'awaiting_review',
-  'running',
-  'paused',
-  'completed',
-  'failed',
-  'cancelled',
-  'rejected',
-] as const;
+export const PLAN_STATUSES = ['draft', 'awaiting_review', 'running', 'paused', 'completed', 'failed', 'cancelled', 'rejected'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 /** Who wrote a revision. */
@@ -105,3 +91,7 @@ export interface PlanGraph {
   edges: GraphEdge[];
   clusters: GraphCluster[];
 }
+
+/** Kinds of audit-log events (`plan events` shows every kind). */
+export const EVENT_KINDS = ['status', 'answer', 'revision', 'notice', 'review'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];

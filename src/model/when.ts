@@ -4,11 +4,17 @@
  * - `yes`           equals, ignoring case and surrounding white space
  * - `yes|y|ok`      any of the alternatives
  * - `!no`           none of the alternatives (`!no|n`)
- * - `/^appr/i`      a regular expression (JavaScript syntax, flags allowed)
+ * - `/^appr/i`      a regular expression, matched anywhere in the value (flags i, s, m)
+ *
+ * Regular expressions run on RE2 (re2js): matching takes time linear in the value, so a pattern
+ * written by a person or an LLM, such as `/^(a+)+$/`, cannot hang a worker. What RE2 cannot
+ * compile — backreferences, lookaround — is refused when the plan is validated.
  */
-export type WhenCondition =
-  | { kind: 'equals'; values: string[]; negate: boolean }
-  | { kind: 'regex'; regex: RegExp };
+import { RE2JS } from 're2js';
+
+export type WhenCondition = { kind: 'equals'; values: string[]; negate: boolean } | { kind: 'regex'; regex: RE2JS };
+
+const FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, s: RE2JS.DOTALL, m: RE2JS.MULTILINE };
 
 export type WhenParse = { ok: true; condition: WhenCondition } | { ok: false; reason: string };
 
@@ -17,10 +23,19 @@ export function parseWhen(text: string): WhenParse {
   if (trimmed === '') return { ok: false, reason: 'the condition is empty' };
   const regex = /^\/(.+)\/([a-z]*)$/s.exec(trimmed);
   if (regex) {
+    let flags = 0;
+    for (const flag of regex[2]!) {
+      if (FLAGS[flag] === undefined) return { ok: false, reason: `the flag "${flag}" is not supported (flags: i, s, m)` };
+      flags |= FLAGS[flag];
+    }
     try {
-      return { ok: true, condition: { kind: 'regex', regex: new RegExp(regex[1]!, regex[2]) } };
+      return { ok: true, condition: { kind: 'regex', regex: RE2JS.compile(regex[1]!, flags) } };
     } catch (error) {
-      return { ok: false, reason: `the regular expression does not compile: ${(error as Error).message}` };
+      const message = (error as Error).message.replace(/^error parsing regexp: /, '');
+      return {
+        ok: false,
+        reason: `the regular expression cannot be used: ${message} (backreferences and lookaround are not supported; matching runs in linear time)`,
+      };
     }
   }
   const negate = trimmed.startsWith('!');
@@ -30,10 +45,7 @@ export function parseWhen(text: string): WhenParse {
 }
 
 export function matchesWhen(condition: WhenCondition, value: string): boolean {
-  if (condition.kind === 'regex') {
-    condition.regex.lastIndex = 0;
-    return condition.regex.test(value);
-  }
+  if (condition.kind === 'regex') return condition.regex.matcher(value).find();
   const hit = condition.values.includes(value.trim().toLowerCase());
   return condition.negate ? !hit : hit;
 }

@@ -1,4 +1,4 @@
-import { readDot, writeDot } from '../dot/index.js';
+import { NO_DOT_LIMITS, readDot, writeDot } from '../dot/index.js';
 import type { PlanGraph } from '../model/types.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.js';
 
@@ -7,13 +7,14 @@ import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.j
  * (status, output, answer, error) merged in.
  */
 export async function livePlanGraph(store: Store, planId: string): Promise<PlanGraph> {
-  const [revision, nodes] = await Promise.all([store.getRevision(planId), store.getNodes(planId)]);
-  const graph = readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}` });
+  const [revision, nodes] = await Promise.all([store.plans.revision(planId), store.plans.nodes(planId)]);
+  const graph = readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}`, ...NO_DOT_LIMITS });
   return mergeLiveState(graph, nodes);
 }
 
-export function mergeLiveState(graph: PlanGraph, nodes: NodeRecord[]): PlanGraph {
-  const live = new Map(nodes.map((n) => [n.id, n]));
+/** The graph with each node's live status and fields (from node rows or the engine's node states). */
+export function mergeLiveState(graph: PlanGraph, nodes: Iterable<Pick<NodeRecord, 'id' | 'status' | 'output' | 'answer' | 'error'>>): PlanGraph {
+  const live = new Map([...nodes].map((n) => [n.id, n]));
   return {
     ...graph,
     nodes: graph.nodes.map((node) => {

@@ -110,7 +110,10 @@ function legendNode(graph: PlanGraph, used: ReadonlySet<NodeStatus>): VizNode | 
   let name = '__legend__';
   while (graph.nodes.some((n) => n.id === name)) name = `_${name}_`;
   const cells = statuses
-    .map((s) => `<td bgcolor="${STATUS_COLOURS[s].fill}" color="${STATUS_COLOURS[s].border}"><font color="${STATUS_COLOURS[s].font}">${s.replace('_', ' ')}</font></td>`)
+    .map(
+      (s) =>
+        `<td bgcolor="${STATUS_COLOURS[s].fill}" color="${STATUS_COLOURS[s].border}"><font color="${STATUS_COLOURS[s].font}">${s.replace('_', ' ')}</font></td>`,
+    )
     .join('');
   return {
     name,
@@ -123,9 +126,13 @@ function legendNode(graph: PlanGraph, used: ReadonlySet<NodeStatus>): VizNode | 
   };
 }
 
-/** Graphviz reads backslash sequences in labels (`\n`, `\N`, `\l`): keep the text as written. */
+/**
+ * Labels as Graphviz shows them: the line breaks `\n` (centred), `\l` (left-justified) and `\r`
+ * (right-justified) work as in Graphviz; any other backslash is shown as written (so `\N` is not
+ * replaced by the node's name).
+ */
 export function escapeText(text: string): string {
-  return text.replace(/\\/g, '\\\\');
+  return text.replace(/\\(?![nlr])/g, '\\\\');
 }
 
 /** Record labels also treat `{ } | < >` as structure. */

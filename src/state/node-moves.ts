@@ -57,7 +57,9 @@ export class IllegalTransitionError extends DotplanError {
       'ILLEGAL_TRANSITION',
       `node ${JSON.stringify(move.node)}: ${move.driver} may not move it from ${move.from} to ${move.to}` +
         (detail ? ` (${detail})` : '') +
-        (allowed.length > 0 ? `; from ${move.from} the ${move.driver} may move it to: ${allowed.join(', ')}` : `; the ${move.driver} may not move a ${move.from} node`),
+        (allowed.length > 0
+          ? `; from ${move.from} the ${move.driver} may move it to: ${allowed.join(', ')}`
+          : `; the ${move.driver} may not move a ${move.from} node`),
     );
     this.name = 'IllegalTransitionError';
     this.move = move;

@@ -1,11 +1,18 @@
 /**
  * Storage: plans, revisions, nodes, edges and events on SQLite (default) or PostgreSQL, through
- * Prisma 7 with driver adapters. `openStore` resolves the URL, connects, applies pending migrations.
+ * Prisma 7 with driver adapters. `openStore` resolves the URL, connects, applies pending migrations,
+ * and gives three small interfaces: plans and revisions, the work queue, the event feed.
  */
 import { connect, resolveDatabase } from './connect.js';
+import { SqlEventFeed } from './event-feed.js';
 import { migrate } from './migrate.js';
-import { SqlStore } from './store.js';
+import { SqlPlanStore } from './plan-store.js';
+import { Reads } from './reads.js';
+import type { SqliteDb } from './sql/sqlite-db.js';
+import { StepWriter } from './step-writer.js';
 import type { Store } from './types.js';
+import { Wakes } from './wake.js';
+import { SqlWorkQueue } from './work-queue.js';
 
 export interface OpenStoreOptions {
   /** `postgres://…`/`postgresql://…` for PostgreSQL, `file:<path>` for a SQLite file; unset: `.dotplan/dotplan.db` under cwd. */
@@ -18,17 +25,33 @@ export interface OpenStoreOptions {
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const connection = await connect(resolveDatabase(options.url, options.cwd));
+  const { db, target } = connection;
   try {
-    await migrate(connection.db, options.migrationsDir);
+    await migrate(db, options.migrationsDir);
   } catch (error) {
-    await connection.db.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
     throw error;
   }
-  return new SqlStore(connection);
+  const wakes = new Wakes(target.kind === 'postgres' ? { postgresUrl: target.url } : { dataVersion: () => (db as SqliteDb).dataVersion() });
+  const writer = new StepWriter(db, wakes);
+  let closed = false;
+  return {
+    backend: db.dialect,
+    plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
+    queue: new SqlWorkQueue(db, writer),
+    events: new SqlEventFeed(db, wakes),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await wakes.close();
+      await db.close();
+    },
+  };
 }
 
 export { resolveDatabase, redact, type DatabaseTarget } from './connect.js';
 export { migrate, loadMigrations, checksum, DEFAULT_MIGRATIONS_DIR } from './migrate.js';
 export { newPlanId } from './ids.js';
-export { AUTHOR_DRIVER } from './sql/plans.js';
+export { endsPlan } from './event-feed.js';
+export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';

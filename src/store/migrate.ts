@@ -3,13 +3,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DotplanError } from '../errors/errors.js';
+import { DATA_STEPS } from './migrations-data.js';
 import type { Db, Dialect } from './sql/executor.js';
 
 /**
  * Applies the committed migrations (prisma/migrations/<provider>/NNNN_name/migration.sql) at
  * start-up, because `prisma migrate` needs a download this project cannot rely on (NOTES.md).
  * Each pending migration runs in its own transaction and is recorded with a checksum in
- * `_dotplan_migrations`; on PostgreSQL under an advisory lock, so workers starting together apply
+ * `_dotplan_migrations`, with its data step if it has one (migrations-data.ts); on PostgreSQL under an advisory lock, so workers starting together apply
  * it once. A recorded migration whose file changed since is reported, never re-applied.
  */
 export interface Migration {
@@ -23,8 +24,8 @@ export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrat
 
 const PROVIDER_DIR: Record<Dialect, string> = { sqlite: 'sqlite', postgres: 'postgresql' };
 
-/** Arbitrary constant key for pg_advisory_xact_lock: "dotplan" in ASCII. */
-const ADVISORY_LOCK_KEY = 0x646f74706c616e;
+/** Arbitrary constant key for pg_advisory_xact_lock (what the released `0x646f74706c616e`, "dotplan" in ASCII, rounds to as a JS number). */
+const ADVISORY_LOCK_KEY = '28270043564106096';
 
 export function checksum(sql: string): string {
   return createHash('sha256').update(sql.replace(/\r\n/g, '\n')).digest('hex');
@@ -78,6 +79,7 @@ export async function migrate(db: Db, dir = DEFAULT_MIGRATIONS_DIR): Promise<str
         return false;
       }
       for (const statement of splitStatements(migration.sql)) await q.exec(statement);
+      await DATA_STEPS[migration.name]?.(q);
       await q.run('INSERT INTO _dotplan_migrations (name, checksum, applied_at) VALUES (?, ?, NOW)', [migration.name, migration.checksum]);
       return true;
     });

@@ -1,12 +1,12 @@
 import type { PrismaClient } from '../generated/sqlite/client.js';
 import type { Db } from './sql/executor.js';
-import { nodeNotFound } from './sql/moves.js';
-import { planNotFound } from './sql/plans.js';
-import { toEdgeRecord, toEventRecord, toNodeRecord, toPlanRecord, toRevisionRecord } from './rows.js';
-import type { EdgeRecord, EventRecord, ListEventsOptions, ListPlansOptions, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
+import { nodeNotFound, planNotFound } from './sql/plans.js';
+import { toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord } from './rows.js';
+import type { EdgeRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
+import type { PlanStatus } from '../model/types.js';
 import { NotFoundError } from '../errors/errors.js';
 
-/** The read side of the store, through the generated Prisma client (typed, off the hot path). */
+/** The read side of plans and revisions, through the generated Prisma client (typed, off the hot path). */
 export class Reads {
   constructor(
     private readonly prisma: PrismaClient,
@@ -19,10 +19,8 @@ export class Reads {
     return toPlanRecord(row);
   }
 
-  async listPlans(options: ListPlansOptions = {}): Promise<PlanRecord[]> {
-    const rows = await this.db.exclusive(() =>
-      this.prisma.plan.findMany({ where: options.status ? { status: options.status } : {}, orderBy: { id: 'asc' } }),
-    );
+  async listPlans(options: { status?: PlanStatus } = {}): Promise<PlanRecord[]> {
+    const rows = await this.db.exclusive(() => this.prisma.plan.findMany({ where: options.status ? { status: options.status } : {}, orderBy: { id: 'asc' } }));
     return rows.map(toPlanRecord);
   }
 
@@ -60,35 +58,9 @@ export class Reads {
         : this.prisma.revision.findUnique({ where: { planId_number: { planId, number } } }),
     );
     if (!row) {
-      await this.getPlan(planId);
-      throw new NotFoundError(`plan ${planId} has no revision ${number}`);
+      const plan = await this.getPlan(planId);
+      throw new NotFoundError(`plan ${planId} has no revision ${number}; its revisions are ${plan.revision === 1 ? '1' : `1 to ${plan.revision}`}`);
     }
     return toRevisionRecord(row);
-  }
-
-  async listEvents(planId: string, options: ListEventsOptions = {}): Promise<EventRecord[]> {
-    const rows = await this.db.exclusive(() =>
-      this.prisma.event.findMany({ where: { planId, ...(options.after !== undefined ? { id: { gt: options.after } } : {}) }, orderBy: { id: 'asc' } }),
-    );
-    if (rows.length === 0) await this.getPlan(planId);
-    return rows.map(toEventRecord);
-  }
-
-  /** Events of every plan after an id, oldest first (the worker's progress feed). */
-  async listAllEvents(options: { after?: number; limit?: number } = {}): Promise<EventRecord[]> {
-    const rows = await this.db.exclusive(() =>
-      this.prisma.event.findMany({
-        where: options.after !== undefined ? { id: { gt: options.after } } : {},
-        orderBy: { id: 'asc' },
-        take: options.limit ?? 1000,
-      }),
-    );
-    return rows.map(toEventRecord);
-  }
-
-  /** The newest event id (0 when there is none). */
-  async lastEventId(): Promise<number> {
-    const row = await this.db.exclusive(() => this.prisma.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }));
-    return row ? Number(row.id) : 0;
   }
 }

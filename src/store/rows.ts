@@ -1,4 +1,6 @@
-import type { Attributes, Driver, NodeStatus, NodeType, PlanStatus, RevisionAuthor } from '../model/types.js';
+import type { NodeState } from '../engine/snapshot.js';
+import type { Driver, EventKind, NodeStatus, NodeType, PlanStatus, RevisionAuthor } from '../model/types.js';
+import { decodeText } from './text.js';
 import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
 
 /**
@@ -14,6 +16,7 @@ export function nodeColumns(prefix = ''): string {
   return (
     `${p}plan_id AS "planId", ${p}node_id AS "nodeId", ${p}type AS "type", ${p}status AS "status", ${p}label AS "label", ${p}attributes AS "attributes", ` +
     `${p}cluster AS "cluster", ${p}attempts AS "attempts", ${p}output AS "output", ${p}answer AS "answer", ${p}error AS "error", ${p}run_after AS "runAfter", ` +
+    `${p}skipped_by AS "skippedBy", ${p}waiting AS "waiting", ${p}taken AS "taken", ` +
     `${p}lease_owner AS "leaseOwner", ${p}lease_expires_at AS "leaseExpiresAt", ${p}started_at AS "startedAt", ${p}finished_at AS "finishedAt", ${p}updated_at AS "updatedAt"`
   );
 }
@@ -46,6 +49,9 @@ export interface NodeRow {
   answer: string | null;
   error: string | null;
   runAfter: Time;
+  skippedBy: string | null;
+  waiting: number;
+  taken: number;
   leaseOwner: string | null;
   leaseExpiresAt: Time | null;
   startedAt: Time | null;
@@ -73,14 +79,14 @@ export function parseJsonObject(text: string): Record<string, string> {
 export function toPlanRecord(row: PlanRow): PlanRecord {
   return {
     id: row.id,
-    title: row.title,
+    title: decodeText(row.title),
     status: row.status as PlanStatus,
     mode: row.mode,
     template: optional(row.template),
     params: parseJsonObject(row.params),
-    attributes: parseJsonObject(row.attributes) as Attributes,
+    attributes: parseJsonObject(row.attributes),
     revision: Number(row.revision),
-    error: optional(row.error),
+    error: optional(decodeText(row.error)),
     createdAt: toDate(row.createdAt),
     updatedAt: toDate(row.updatedAt),
   };
@@ -93,13 +99,16 @@ export function toNodeRecord(row: NodeRow): NodeRecord {
     id: row.nodeId,
     type: row.type as NodeType,
     status: row.status as NodeStatus,
-    label: optional(row.label),
+    label: optional(decodeText(row.label)),
     attributes: parseJsonObject(row.attributes),
-    cluster: optional(row.cluster),
+    cluster: optional(decodeText(row.cluster)),
     attempts: Number(row.attempts),
-    output: optional(row.output),
-    answer: optional(row.answer),
-    error: optional(row.error),
+    output: optional(decodeText(row.output)),
+    answer: optional(decodeText(row.answer)),
+    error: optional(decodeText(row.error)),
+    skippedBy: optional(row.skippedBy) as Driver | undefined,
+    waiting: Number(row.waiting),
+    taken: Number(row.taken),
     runAfter: runAfter > 0 ? new Date(runAfter) : undefined,
     leaseOwner: optional(row.leaseOwner),
     leaseExpiresAt: optionalDate(row.leaseExpiresAt),
@@ -109,8 +118,26 @@ export function toNodeRecord(row: NodeRow): NodeRecord {
   };
 }
 
+/** A node row as the engine sees it. */
+export function toNodeState(row: NodeRow): NodeState {
+  const node: NodeState = {
+    id: row.nodeId,
+    type: row.type as NodeType,
+    status: row.status as NodeStatus,
+    attempts: Number(row.attempts),
+    waiting: Number(row.waiting),
+    taken: Number(row.taken),
+    attributes: parseJsonObject(row.attributes),
+  };
+  if (row.skippedBy !== null) node.skippedBy = row.skippedBy as Driver;
+  if (row.output !== null) node.output = decodeText(row.output);
+  if (row.answer !== null) node.answer = decodeText(row.answer);
+  if (row.error !== null) node.error = decodeText(row.error);
+  return node;
+}
+
 export function toEdgeRecord(row: { from: string; to: string; when: string | null }): EdgeRecord {
-  return row.when === null ? { from: row.from, to: row.to } : { from: row.from, to: row.to, when: row.when };
+  return row.when === null ? { from: row.from, to: row.to } : { from: row.from, to: row.to, when: decodeText(row.when) };
 }
 
 export function toRevisionRecord(row: {
@@ -125,32 +152,43 @@ export function toRevisionRecord(row: {
   return {
     planId: row.planId,
     number: row.number,
-    dot: row.dot,
+    dot: decodeText(row.dot),
     author: row.author as RevisionAuthor,
-    updateLog: optional(row.updateLog),
+    updateLog: optional(decodeText(row.updateLog)),
     parent: optional(row.parent),
     createdAt: toDate(row.createdAt),
   };
 }
 
-export function toEventRecord(row: {
+export const EVENT_COLUMNS = `id, plan_id AS "planId", node_id AS "nodeId", kind, driver, actor, from_status AS "from", to_status AS "to", reason, detail, at`;
+
+export interface EventRow {
   id: number;
   planId: string;
   nodeId: string | null;
+  kind: string;
   driver: string;
+  actor: string | null;
   from: string;
   to: string;
   reason: string | null;
+  detail: string | null;
   at: Time;
-}): EventRecord {
-  return {
-    id: row.id,
+}
+
+export function toEventRecord(row: EventRow): EventRecord {
+  const event: EventRecord = {
+    id: Number(row.id),
     planId: row.planId,
-    nodeId: optional(row.nodeId),
+    kind: row.kind as EventKind,
     driver: row.driver as Driver,
     from: row.from,
     to: row.to,
-    reason: optional(row.reason),
     at: toDate(row.at),
   };
+  if (row.nodeId !== null) event.nodeId = row.nodeId;
+  if (row.actor !== null) event.actor = row.actor;
+  if (row.reason !== null) event.reason = decodeText(row.reason);
+  if (row.detail !== null) event.detail = JSON.parse(row.detail) as Record<string, unknown>;
+  return event;
 }

@@ -1,6 +1,12 @@
-import type { Driver, NodeStatus, NodeType, PlanGraph, PlanStatus, RevisionAuthor, Attributes } from '../model/types.js';
+import type { Revised } from '../engine/revise.js';
+import type { AttemptResult, NodeState, OutEdge, PlanState, Snapshot, Step } from '../engine/index.js';
+import type { RetryDefaults } from '../engine/retry-policy.js';
+import type { Attributes, Driver, EventKind, NodeStatus, NodeType, PlanGraph, PlanStatus, RevisionAuthor } from '../model/types.js';
+import type { EventInput } from '../engine/step.js';
 
 export type Backend = 'sqlite' | 'postgres';
+
+// --- records: what the store gives back ----------------------------------------------------------
 
 export interface PlanRecord {
   id: string;
@@ -31,6 +37,11 @@ export interface NodeRecord {
   output?: string;
   answer?: string;
   error?: string;
+  /** For a skipped node: who skipped it by hand (absent for an untaken branch). */
+  skippedBy?: Driver;
+  /** Incoming edges whose source has not finished; incoming edges that were taken. */
+  waiting: number;
+  taken: number;
   /** Earliest time a ready node may run again (retry backoff). */
   runAfter?: Date;
   leaseOwner?: string;
@@ -61,10 +72,15 @@ export interface EventRecord {
   planId: string;
   /** Absent for plan-level events. */
   nodeId?: string;
+  kind: EventKind;
   driver: Driver;
+  /** Who exactly: a worker id, a person's name. */
+  actor?: string;
+  /** Status moves: the statuses; other kinds: empty. */
   from: string;
   to: string;
   reason?: string;
+  detail?: Record<string, unknown>;
   at: Date;
 }
 
@@ -74,23 +90,70 @@ export interface CreatePlanInput {
   /** The DOT text as authored (kept as revision 1). */
   dot: string;
   author: RevisionAuthor;
+  /** Who created it (recorded with the creation events). */
+  actor?: string;
   updateLog?: string;
   template?: string;
   params?: Record<string, string>;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The Store: one interface, two backends (SQLite, PostgreSQL). Reads go through the generated
-// Prisma clients; transactional writes and the worker's hot path are raw SQL in src/store/sql/.
-// ---------------------------------------------------------------------------------------------
+// --- plans and revisions ------------------------------------------------------------------------
 
-/** A status move asked for by a driver (operator command, LLM rewrite, person). */
-export interface NodeMoveRequest {
-  node: string;
-  to: NodeStatus;
-  answer?: string;
-  output?: string;
-  error?: string;
+/** What a command on one plan loads besides the plan (locked): see PlanStore.change. */
+export interface ChangeScope {
+  /** These nodes, their outgoing edges and the nodes those lead to. */
+  nodes?: readonly string[];
+  /** The pending nodes whose sources have all finished, and pending roots (for start and resume). */
+  candidates?: boolean;
+  /** Every node and edge of the plan (cancel). */
+  all?: boolean;
+}
+
+/** A command's decision: a step, or undefined for no change. May run more than once: keep it pure. */
+export type Decide = (snapshot: Snapshot, candidates: readonly string[]) => Step | undefined;
+
+export interface PlanStore {
+  /** Stores a new plan (revision 1, its nodes and edges) and starts it, in one transaction. */
+  create(input: CreatePlanInput): Promise<PlanRecord>;
+  /** One command on one plan in one transaction: load (locked) what `scope` names, `decide`, persist the step. */
+  change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined>;
+  get(id: string): Promise<PlanRecord>;
+  list(options?: { status?: PlanStatus }): Promise<PlanRecord[]>;
+  nodes(planId: string): Promise<NodeRecord[]>;
+  node(planId: string, nodeId: string): Promise<NodeRecord>;
+  edges(planId: string): Promise<EdgeRecord[]>;
+  revisions(planId: string): Promise<RevisionRecord[]>;
+  /** The given revision, the latest when no number is given. */
+  revision(planId: string, number?: number): Promise<RevisionRecord>;
+  /**
+   * A new revision in one transaction: the plan locked with every node and edge, `decide` given the
+   * snapshot and the latest revision, and what it returns written (revision row, node and edge rows,
+   * the step's moves and events); `undefined` from `decide` writes nothing.
+   */
+  revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined>;
+}
+
+export interface RevisionWrite {
+  revised: Revised;
+  next: PlanGraph;
+  dot: string;
+  author: RevisionAuthor;
+  updateLog?: string;
+}
+export type DecideRevision = (current: { snapshot: Snapshot; revision: { number: number; dot: string } }) => RevisionWrite | undefined;
+
+// --- the work queue -----------------------------------------------------------------------------
+
+/**
+ * What a claim saw (PostgreSQL): the plan, the node and its dependents, each with its row id. A
+ * finish computed from it is written in one statement, guarded by every value it relied on;
+ * when one no longer holds, nothing is written and the finish takes the locking path.
+ */
+export interface ClaimBasis {
+  plan: PlanState;
+  rowId: number;
+  node: NodeState;
+  dependents: Array<{ rowId: number; edge: OutEdge; node: NodeState }>;
 }
 
 /** A node a worker has claimed: everything it needs to run it without further reads. */
@@ -102,59 +165,57 @@ export interface ClaimedNode {
   attributes: Attributes;
   /** Attempts including this one. */
   attempts: number;
-  /** The lease token: pass it to finishAttempt / renewLeases. */
+  /** The lease token: give it back with renew and finish. */
   token: string;
   leaseExpiresAt: Date;
   /** The plan's template parameter values. */
   params: Record<string, string>;
   /** The plan's graph attributes (mode, retry defaults, onFailure, ...). */
   planAttributes: Attributes;
-}
-
-export type AttemptOutcome =
-  | { status: 'done'; output?: string }
-  /** `retryAt` set: back to ready, due at that time; unset: the node fails for good. */
-  | { status: 'failed'; error: string; retryAt?: Date }
-  /** Shutdown: back to ready at once, the attempt is not counted. */
-  | { status: 'released' }
-  /** The node asks a person (confirm nodes); `question` replaces the node's question attribute. */
-  | { status: 'awaiting_input'; question?: string };
-
-export interface FinishRequest {
-  token: string;
-  outcome: AttemptOutcome;
-}
-
-/**
- * A worker handing the slots of finished nodes on: when outcomes make new work ready, finishAttempts
- * claims it in the same transaction (the usual lease, events and order), which spares a chain step
- * a wake-up, a claim and a commit.
- */
-export interface HandOff {
-  owner: string;
-  leaseMs: number;
-  /** How many nodes may be claimed now; called at most once per finishAttempts, only when there is new ready work. */
-  reserve(): number;
-  /** Called once after commit when `reserve` was called (also after a failure, with none): start these. */
-  launch(claims: ClaimedNode[]): void;
+  basis?: ClaimBasis;
 }
 
 export interface ClaimOptions {
   /** Worker id, recorded as the lease owner. */
   owner: string;
-  /** Most nodes to claim at once. */
   limit: number;
-  /** Lease length in milliseconds (from the database clock). */
+  /** Lease length in ms (from the database clock). */
   leaseMs: number;
 }
 
-export interface ExpireOptions {
-  /** Retries for nodes whose node and plan set no `retries` attribute; default 2 (a crashed worker is not the node's fault). */
-  defaultRetries?: number;
+/** An attempt's end as a worker reports it. */
+export interface AttemptReport {
+  claim: ClaimedNode;
+  result: AttemptResult;
+  /** In [0, 1): the random part of a retry's backoff. */
+  jitter: number;
 }
 
-/** What keeps a worker busy, over plans that are `running`. */
-export interface ActiveCounts {
+/** What a write may claim for its worker: the nodes its steps hand over, and other ready work. */
+export interface HandOffOptions extends ClaimOptions {
+  /**
+   * Also claim, up to the free slots, ready work that these steps did not make ready (default
+   * true). A worker that found no more ready work than it had slots at its last claim passes false:
+   * new work from elsewhere reaches it with a wake-up, and a chain step then costs no extra scan.
+   */
+  claimOthers?: boolean;
+}
+
+export interface FinishOptions extends HandOffOptions {
+  retryDefaults: RetryDefaults;
+  /** Plans in which the caller still runs other nodes: they cannot be over yet. */
+  holding?: ReadonlySet<string>;
+}
+
+export interface FinishOutcome {
+  /** Per report: the node's status now, or the error that refused it (a lost lease: ConflictError). */
+  results: Array<{ status: NodeStatus } | Error>;
+  /** Work claimed for the same worker in the same write, up to `limit`: start these. */
+  claimed: ClaimedNode[];
+}
+
+/** What keeps workers busy, over plans that are `running`. */
+export interface Outlook {
   /** Ready and due now. */
   ready: number;
   running: number;
@@ -162,66 +223,59 @@ export interface ActiveCounts {
   retryPending: number;
   /** Waiting for a person: does not keep `--until-idle` alive. */
   awaitingInput: number;
-  /** When the earliest retry-pending node becomes due. */
-  nextDueAt?: Date;
+  /** When the next node becomes due, or the next lease runs out: a worker wakes then. */
+  nextWakeAt?: Date;
 }
 
-/** A wake-up: something committed that a worker may want to act on at once. */
+export interface WorkQueue {
+  claim(options: ClaimOptions): Promise<ClaimedNode[]>;
+  /** Extends the leases still held; returns the tokens renewed (a missing one was lost). */
+  renew(owner: string, tokens: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Records attempts' ends; a stale token refuses only its own report. */
+  finish(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome>;
+  /** Takes over running nodes whose lease ran out (back to ready, or failed when attempts are used up). */
+  expire(options: { retryDefaults: RetryDefaults }): Promise<number>;
+  outlook(): Promise<Outlook>;
+}
+
+// --- the event feed -----------------------------------------------------------------------------
+
+/** A wake-up: something committed that a worker or a follower may want to act on at once. */
 export interface WakeEvent {
-  /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed status. */
-  reason: 'ready' | 'finished' | 'plan';
+  /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed; `external`: another process wrote (SQLite). */
+  reason: 'ready' | 'finished' | 'plan' | 'external';
   planId?: string;
 }
 
-export interface ListPlansOptions {
-  status?: PlanStatus;
+export interface Following {
+  /** Resolves with the event that ended the feed, or undefined once stopped. */
+  ended: Promise<EventRecord | undefined>;
+  /** Stops after reading what was committed before the call. */
+  stop(): Promise<EventRecord | undefined>;
 }
 
-export interface ListEventsOptions {
-  /** Only events with an id greater than this. */
-  after?: number;
+export interface EventFeed {
+  /** A plan's events after an id, oldest first. */
+  list(planId: string, options?: { after?: number }): Promise<EventRecord[]>;
+  /** Every plan's events after an id, oldest first, at most `limit` (default 1000). */
+  listAll(options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
+  /** The newest event id, 0 when there is none. */
+  lastId(): Promise<number>;
+  /** Records events that are not moves (notices). */
+  append(events: readonly EventInput[]): Promise<void>;
+  /** Calls `onEvent` for each event committed after `after` (one plan's or all), in order; returning true ends it. */
+  follow(options: { planId?: string; after?: number }, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following;
+  /** Calls the listener after commits that make work ready, finish nodes or change plans (other processes too). */
+  onWake(listener: (event: WakeEvent) => void): () => void;
+  /** Resolves once wake-ups from other processes are received. */
+  readonly listening: Promise<void>;
 }
 
+/** Storage: plans and revisions, the work queue, the event feed — on SQLite or PostgreSQL. */
 export interface Store {
   readonly backend: Backend;
-
-  createPlan(input: CreatePlanInput & { status?: PlanStatus }): Promise<PlanRecord>;
-  getPlan(id: string): Promise<PlanRecord>;
-  listPlans(options?: ListPlansOptions): Promise<PlanRecord[]>;
-  getNodes(planId: string): Promise<NodeRecord[]>;
-  getNode(planId: string, nodeId: string): Promise<NodeRecord>;
-  getEdges(planId: string): Promise<EdgeRecord[]>;
-  listRevisions(planId: string): Promise<RevisionRecord[]>;
-  /** The given revision, the latest when no number is given. */
-  getRevision(planId: string, number?: number): Promise<RevisionRecord>;
-  listEvents(planId: string, options?: ListEventsOptions): Promise<EventRecord[]>;
-  /** Events of every plan after an id, oldest first, at most `limit` (default 1000). */
-  listAllEvents(options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
-  /** The newest event id, 0 when there is none. */
-  lastEventId(): Promise<number>;
-
-  /** All moves in one transaction; any refused move throws IllegalTransitionError and changes nothing. */
-  applyNodeMoves(planId: string, moves: NodeMoveRequest[], driver: Driver, reason?: string): Promise<NodeRecord[]>;
-  setPlanStatus(planId: string, to: PlanStatus, driver: Driver, reason?: string, error?: string): Promise<PlanRecord>;
-  /** draft → running (awaiting_review when review=required); in workflow mode nodes whose deps are met become ready. */
-  startPlan(planId: string, driver?: Driver): Promise<PlanRecord>;
-  /** Cancels the plan and every non-terminal node. */
-  cancelPlan(planId: string, driver: Driver, reason?: string): Promise<PlanRecord>;
-
-  claimReady(options: ClaimOptions): Promise<ClaimedNode[]>;
-  /** Extends the leases still held; returns the tokens that were renewed (a missing one was lost). */
-  renewLeases(owner: string, tokens: string[], leaseMs: number): Promise<string[]>;
-  /** Running nodes past their lease → ready (or failed when their attempts are used up). */
-  expireLeases(options?: ExpireOptions): Promise<number>;
-  /** Records an attempt's outcome; a stale token throws ConflictError('lease lost') and writes nothing. */
-  finishAttempt(token: string, outcome: AttemptOutcome): Promise<NodeRecord>;
-  /** Several outcomes in one transaction; a stale token only fails its own entry (returned as an Error). */
-  finishAttempts(requests: FinishRequest[], handOff?: HandOff): Promise<Array<NodeRecord | Error>>;
-  /** awaiting_input → done with the answer, then readiness propagates. */
-  answerNode(planId: string, nodeId: string, answer: string, driver: Driver): Promise<NodeRecord>;
-  countActive(): Promise<ActiveCounts>;
-
-  /** Calls the listener after commits that create ready work or finish nodes (other processes too on PostgreSQL). */
-  onWake(listener: (event: WakeEvent) => void): () => void;
+  readonly plans: PlanStore;
+  readonly queue: WorkQueue;
+  readonly events: EventFeed;
   close(): Promise<void>;
 }

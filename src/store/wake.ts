@@ -6,27 +6,44 @@ import type { WakeEvent } from './types.js';
 /** The PostgreSQL channel workers LISTEN on. */
 export const WAKE_CHANNEL = 'dotplan_wake';
 
+/** How often a SQLite store looks whether another process committed (`PRAGMA data_version`). */
+export const SQLITE_WATCH_MS = 50;
+
+export interface WakeSource {
+  /** PostgreSQL: LISTEN here for other processes' NOTIFYs. */
+  postgresUrl?: string;
+  /** SQLite: the connection's data_version, which changes when another connection commits. */
+  dataVersion?: () => Promise<number>;
+}
+
 /**
- * Wake-ups after commits: delivered in-process at once (an EventEmitter), and on PostgreSQL also
- * NOTIFYed inside the committing transaction, so that workers in other processes and on other
- * machines wake too. The LISTEN connection is opened on the first subscription only.
+ * Wake-ups after commits: delivered in-process at once (an EventEmitter); on PostgreSQL also
+ * NOTIFYed inside the committing statement, so that workers in other processes and on other
+ * machines wake too; on SQLite other processes' commits are noticed within SQLITE_WATCH_MS by
+ * watching the file's data_version. Both start with the first subscription only.
  */
 export class Wakes {
   readonly instance = randomUUID();
   readonly #emitter = new EventEmitter();
   #listener: pg.Client | undefined;
+  #watch: NodeJS.Timeout | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(private readonly postgresUrl?: string) {
+  constructor(private readonly source: WakeSource = {}) {
     this.#emitter.setMaxListeners(0);
   }
 
   on(listener: (event: WakeEvent) => void): () => void {
     this.#emitter.on('wake', listener);
-    if (this.postgresUrl && !this.#listener && !this.#closed) this.#listen();
+    if (this.source.postgresUrl && !this.#listener && !this.#closed) this.#listen(this.source.postgresUrl);
+    if (this.source.dataVersion && !this.#watch && !this.#closed) this.#watchFile(this.source.dataVersion);
     return () => {
       this.#emitter.off('wake', listener);
+      if (this.#emitter.listenerCount('wake') === 0) {
+        clearInterval(this.#watch);
+        this.#watch = undefined;
+      }
     };
   }
 
@@ -48,21 +65,43 @@ export class Wakes {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearInterval(this.#watch);
     this.#emitter.removeAllListeners();
     const client = this.#listener;
     this.#listener = undefined;
     await client?.end().catch(() => undefined);
   }
 
-  #listen(): void {
-    const client = new pg.Client({ connectionString: this.postgresUrl });
+  #watchFile(dataVersion: () => Promise<number>): void {
+    let last: number | undefined;
+    let busy = true;
+    this.listening = dataVersion()
+      .then((version) => void (last = version))
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+    this.#watch = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      dataVersion()
+        .then((version) => {
+          if (last !== undefined && version !== last && !this.#closed) this.#emitter.emit('wake', { reason: 'external' } satisfies WakeEvent);
+          last = version;
+        })
+        .catch(() => undefined)
+        .finally(() => (busy = false));
+    }, SQLITE_WATCH_MS);
+    this.#watch.unref();
+  }
+
+  #listen(url: string): void {
+    const client = new pg.Client({ connectionString: url });
     this.#listener = client;
     const reconnect = () => {
       if (this.#closed || this.#listener !== client) return;
       this.#listener = undefined;
       client.end().catch(() => undefined);
       this.#retry = setTimeout(() => {
-        if (!this.#closed && this.#emitter.listenerCount('wake') > 0) this.#listen();
+        if (!this.#closed && this.#emitter.listenerCount('wake') > 0) this.#listen(url);
       }, 1000);
       this.#retry.unref();
     };

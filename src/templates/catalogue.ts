@@ -59,11 +59,15 @@ export function listTemplates(dirs: string[] = defaultTemplateDirs()): TemplateI
 /** A template by name (from `listTemplates(dirs)`) or by path to a `.dot` file. */
 export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplateDirs()): Template {
   if (looksLikePath(nameOrPath)) {
+    if (!nameOrPath.endsWith('.dot')) {
+      throw new InvalidInputError(`template ${JSON.stringify(nameOrPath)} looks like a path but is not a .dot file; give a template name (see \`dotplan template list\`) or the path of a .dot file`);
+    }
     const path = resolve(nameOrPath);
     if (!existsSync(path) || !statSync(path).isFile()) throw new NotFoundError(`template file ${nameOrPath} does not exist`);
     return readTemplate(path);
   }
   const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
+  if (!TEMPLATE_NAME.test(name)) throw new InvalidInputError(`${JSON.stringify(name)} is not a template name (letters, digits, ".", "_", "-"); see \`dotplan template list\``);
   const all = listTemplates(dirs);
   const found = all.find((t) => t.name === name);
   if (!found) {
@@ -108,6 +112,13 @@ function describe(path: string): TemplateInfo {
     return { name, title: name, description, params: [], path, error: (error as Error).message };
   }
 }
+
+/**
+ * A template is named by its name, looked up among the shipped templates and ./templates only; a
+ * file is read only when the argument looks like a path (a "/" or "\\", or an existing file ending in
+ * .dot) and names a .dot file — so that a name can never reach an arbitrary file.
+ */
+const TEMPLATE_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
 function looksLikePath(value: string): boolean {
   return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(value));

@@ -41,5 +41,7 @@ export function formatPath(path: readonly PathSegment[]): string {
 export function valueToText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return '';
+  // JSON.stringify gives undefined for functions and symbols only.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only functions and symbols reach here
   return JSON.stringify(value) ?? String(value);
 }

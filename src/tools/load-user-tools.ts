@@ -36,9 +36,9 @@ export async function loadToolModule(path: string, cwd = process.cwd()): Promise
   try {
     if (TYPESCRIPT.test(absolute)) {
       const { tsImport } = await import('tsx/esm/api');
-      exports = await tsImport(url, import.meta.url);
+      exports = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
     } else {
-      exports = await import(url);
+      exports = (await import(url)) as Record<string, unknown>;
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -49,7 +49,12 @@ export async function loadToolModule(path: string, cwd = process.cwd()): Promise
 
 function pickExport(path: string, exports: Record<string, unknown>): unknown[] {
   // tsx may wrap a CommonJS-looking module: { default: { default: [...] } }.
-  const candidates = [exports.default, exports.tools, (exports.default as { default?: unknown } | undefined)?.default, (exports.default as { tools?: unknown } | undefined)?.tools];
+  const candidates = [
+    exports.default,
+    exports.tools,
+    (exports.default as { default?: unknown } | undefined)?.default,
+    (exports.default as { tools?: unknown } | undefined)?.tools,
+  ];
   const found = candidates.find((value) => Array.isArray(value));
   if (!found) {
     throw new DotplanError(

@@ -14,10 +14,7 @@ export class ToolRegistry implements ToolCatalogue {
   register(tool: Tool, source = 'registered in code'): this {
     const existing = this.#tools.get(tool.code);
     if (existing) {
-      throw new DotplanError(
-        'CONFIG',
-        `tool "${tool.code}" from ${source} has the same code as the tool from ${existing.source}; rename one of them`,
-      );
+      throw new DotplanError('CONFIG', `tool "${tool.code}" from ${source} has the same code as the tool from ${existing.source}; rename one of them`);
     }
     this.#tools.set(tool.code, { tool, source });
     return this;

@@ -8,7 +8,7 @@ export const DIAGNOSTIC_CODES = {
   DOT_SYNTAX: 'the DOT text cannot be parsed (line and column given)',
   DOT_MULTIPLE_GRAPHS: 'more than one graph in one input',
   DOT_UNDIRECTED: 'an undirected `graph` instead of a `digraph`',
-  DOT_TOO_LARGE: 'the input is over the byte limit (2 MiB) or the element limit (100,000)',
+  DOT_TOO_LARGE: 'the input is over a limit (settings limits.maxDotBytes, limits.maxDotElements), or nested too deeply to read',
   // structure
   GRAPH_NO_NODES: 'warning: the plan has no nodes',
   NODE_DUPLICATE: 'two nodes with one id (hand-built graphs only)',
@@ -27,7 +27,7 @@ export const DIAGNOSTIC_CODES = {
   TOOL_CALLS_INVALID: '`toolCalls` is not a JSON array of {"toolCode", "toolInput"?}',
   TOOL_UNKNOWN: 'a `toolCode` that is not a registered tool',
   QUESTION_MISSING: 'a node waiting for a person without `question` (warning for a pending confirm node)',
-  QUESTION_EMPTY: 'warning: a node waiting for a person with an empty `question`',
+  QUESTION_EMPTY: 'a node waiting for (or about to ask) a person with an empty `question`',
   AGENT_CODE_MISSING: 'an agent node without `agentCode` (error when ready/running, warning when pending)',
   AGENT_TASK_MISSING: 'an agent node without `task` (error when ready/running, warning when pending)',
   RETRIES_INVALID: '`retries` is not a non-negative whole number',
@@ -36,10 +36,10 @@ export const DIAGNOSTIC_CODES = {
   REFERENCE_INVALID: 'a `{{...}}` that is not {{nodes.<id>.output|answer...}} or {{params.<name>}}',
   REFERENCE_UNKNOWN_NODE: '{{nodes.X...}} names a node that is not in the plan',
   REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
-  PARAM_UNDECLARED: '{{params.x}} names a parameter the graph\'s `params` does not declare',
+  PARAM_UNDECLARED: "{{params.x}} names a parameter the graph's `params` does not declare",
   WHEN_INVALID: 'an edge `when` condition that cannot be read',
   GRAPH_ATTRIBUTE_INVALID: '`mode`, `onFailure` or `review` has a value that is not allowed',
-  PARAMS_INVALID: 'the graph\'s `params` declaration cannot be read',
+  PARAMS_INVALID: "the graph's `params` declaration cannot be read",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

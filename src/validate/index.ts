@@ -20,16 +20,7 @@ export { DIAGNOSTIC_CODES, type DiagnosticCode } from './codes.js';
  * The validator every entry point uses (file, template, stored plan, LLM reply, hand edit). Each
  * finding is a Diagnostic with a stable code (listed with their meaning in `codes.ts`).
  */
-const CHECKS: readonly Check[] = [
-  checkStructure,
-  checkCycles,
-  checkGraphAttributes,
-  checkRequirements,
-  checkTools,
-  checkPolicy,
-  checkReferences,
-  checkEdges,
-];
+const CHECKS: readonly Check[] = [checkStructure, checkCycles, checkGraphAttributes, checkRequirements, checkTools, checkPolicy, checkReferences, checkEdges];
 
 export function validateGraph(graph: PlanGraph, options: ValidateOptions): ValidationResult {
   const ctx = createContext(graph, options);
@@ -68,12 +59,6 @@ function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   const rank = (d: Diagnostic) => (d.severity === 'error' ? 0 : 1);
   return diagnostics
     .map((d, i) => ({ d, i }))
-    .sort(
-      (a, b) =>
-        rank(a.d) - rank(b.d) ||
-        (a.d.line ?? Infinity) - (b.d.line ?? Infinity) ||
-        (a.d.column ?? 0) - (b.d.column ?? 0) ||
-        a.i - b.i,
-    )
+    .sort((a, b) => rank(a.d) - rank(b.d) || (a.d.line ?? Infinity) - (b.d.line ?? Infinity) || (a.d.column ?? 0) - (b.d.column ?? 0) || a.i - b.i)
     .map(({ d }) => d);
 }

@@ -57,7 +57,9 @@ export const checkReferences: Check = (ctx) => {
               ? `${ref.raw} in ${attribute} of node ${q(node.id)} refers to the node itself, whose ${ref.field} does not exist yet when it runs`
               : `${ref.raw} in ${attribute} of node ${q(node.id)} uses node ${q(ref.node)}, which is not upstream of it, so its ${ref.field} may not exist when ${q(node.id)} runs`,
             ...where,
-            fix: self ? `refer to an upstream node instead` : `add an edge ${ref.node} -> ${node.id} (directly or through other nodes), or refer to an upstream node`,
+            fix: self
+              ? `refer to an upstream node instead`
+              : `add an edge ${ref.node} -> ${node.id} (directly or through other nodes), or refer to an upstream node`,
           });
         }
       }

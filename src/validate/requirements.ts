@@ -39,7 +39,13 @@ export const checkRequirements: Check = (ctx) => {
       });
     };
     if (type === 'function') need('toolCode', 'TOOL_CODE_MISSING', 'the tool to call', 'add toolCode="<a registered tool>", e.g. toolCode="echo"');
-    if (type === 'multiFunction') need('toolCalls', 'TOOL_CALLS_MISSING', 'the tools to call', `add toolCalls='[{"toolCode": "echo", "toolInput": "hi"}]' (written with escaped quotes in DOT)`);
+    if (type === 'multiFunction')
+      need(
+        'toolCalls',
+        'TOOL_CALLS_MISSING',
+        'the tools to call',
+        `add toolCalls='[{"toolCode": "echo", "toolInput": "hi"}]' (written with escaped quotes in DOT)`,
+      );
     if (type === 'agent') {
       need('agentCode', 'AGENT_CODE_MISSING', 'which agent runs it', 'add agentCode="<agent>"');
       need('task', 'AGENT_TASK_MISSING', 'the instruction for the agent', 'add task="<what the agent should do>"');
@@ -58,7 +64,9 @@ function checkQuestion(node: GraphNode, type: string, status: NodeStatus | undef
   const missing = question === undefined;
   out.push({
     code: missing ? 'QUESTION_MISSING' : 'QUESTION_EMPTY',
-    severity: asking && missing ? 'error' : 'warning',
+    // A person asked nothing cannot answer: an empty question is an error; a missing one on a confirm
+    // node that has not asked yet is a warning (its label may still be edited into a question).
+    severity: asking || !missing ? 'error' : 'warning',
     message: `${asking ? `node ${q(node.id)} waits for a person's answer` : `confirm node ${q(node.id)} will ask a person`} but ${missing ? 'has no question' : 'its question is empty'}`,
     ...atNode(node, 'question'),
     fix: 'add question="<what the person should answer>"',

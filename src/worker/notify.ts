@@ -1,4 +1,5 @@
-import type { NodeRecord } from '../store/types.js';
+import { commandLine } from '../model/command-line.js';
+import type { QuestionAsked } from './worker.js';
 
 /**
  * Tells people that a node waits for their answer: a console line always, and a POST of JSON to a
@@ -15,20 +16,13 @@ export interface QuestionNotice {
   reminder: number;
 }
 
-export function questionNotice(node: NodeRecord, reminder = 0): QuestionNotice {
-  return {
-    planId: node.planId,
-    nodeId: node.id,
-    question: node.attributes.question ?? `node ${node.id} is waiting for an answer`,
-    ...(node.attributes.component !== undefined ? { component: node.attributes.component } : {}),
-    ...(node.attributes.payload !== undefined ? { payload: node.attributes.payload } : {}),
-    reminder,
-  };
+export function questionNotice(asked: QuestionAsked, reminder = 0): QuestionNotice {
+  return { ...asked, reminder };
 }
 
 export function noticeText(notice: QuestionNotice): string {
   const prefix = notice.reminder > 0 ? `Reminder (${notice.reminder}): ` : '';
-  return `${prefix}plan ${notice.planId} asks: ${notice.question}\nAnswer with: dotplan answer ${notice.planId} ${notice.nodeId} "<your answer>"`;
+  return `${prefix}plan ${notice.planId} asks: ${notice.question}\nAnswer with: ${commandLine('dotplan', 'answer', notice.planId, notice.nodeId)} "<your answer>"`;
 }
 
 /** POSTs the notice; a failing webhook is reported, never fatal to the worker. */

@@ -1,9 +1,10 @@
 import type { EventRecord } from '../store/types.js';
 
 /**
- * One readable line per status move (time, plan, node, from → to, duration of the attempt), or one
- * JSON object per line with `--json`. Durations are measured from the node's last move to
- * `running` among the events seen.
+ * One readable line per event: a status move (time, plan, node, from → to, duration of the attempt,
+ * why), or another kind (an answer, a notice, a revision: its kind, who and why); or one JSON object
+ * per line with `--json`. Durations are measured from the node's last move to `running` among the
+ * events seen.
  */
 export class ProgressPrinter {
   private readonly startedAt = new Map<string, number>();
@@ -16,7 +17,9 @@ export class ProgressPrinter {
   print(event: EventRecord): void {
     const key = `${event.planId}\u0000${event.nodeId ?? ''}`;
     let durationMs: number | undefined;
-    if (event.to === 'running') this.startedAt.set(key, event.at.getTime());
+    if (event.kind !== 'status') {
+      // not a move: nothing to time
+    } else if (event.to === 'running') this.startedAt.set(key, event.at.getTime());
     else if (event.from === 'running' && this.startedAt.has(key)) {
       durationMs = event.at.getTime() - this.startedAt.get(key)!;
       this.startedAt.delete(key);
@@ -28,10 +31,13 @@ export class ProgressPrinter {
           at: event.at.toISOString(),
           plan: event.planId,
           ...(event.nodeId !== undefined ? { node: event.nodeId } : {}),
+          kind: event.kind,
           driver: event.driver,
+          ...(event.actor !== undefined ? { actor: event.actor } : {}),
           from: event.from,
           to: event.to,
           ...(event.reason ? { reason: event.reason } : {}),
+          ...(event.detail !== undefined ? { detail: event.detail } : {}),
           ...(durationMs !== undefined ? { durationMs } : {}),
         }),
       );
@@ -39,7 +45,11 @@ export class ProgressPrinter {
     }
     const time = event.at.toISOString().slice(11, 23);
     const subject = event.nodeId !== undefined ? `node ${event.nodeId}` : 'plan';
-    const move = `${event.from || '∅'} → ${event.to}`;
+    const who = event.actor ? `${event.driver} ${event.actor}` : event.driver;
+    const move =
+      event.kind === 'status'
+        ? `${event.from || '∅'} → ${event.to}`
+        : `[${event.kind}] by ${who}${event.detail ? ` ${oneLine(JSON.stringify(event.detail))}` : ''}`;
     const took = durationMs !== undefined ? ` (${formatMs(durationMs)})` : '';
     const why = event.reason ? `  ${oneLine(event.reason)}` : '';
     this.write(`${time}  ${event.planId}  ${subject.padEnd(16)}  ${move}${took}${why}`);

@@ -1,9 +1,10 @@
+import type { AttemptResult } from '../engine/attempts.js';
+import { retryPolicy, type RetryDefaults } from '../engine/retry-policy.js';
 import { ToolError } from '../errors/errors.js';
-import { executeNode } from '../engine/execute-node.js';
-import { resolveReferences } from '../engine/resolve-input.js';
-import { nextRetryDelay, retryPolicy, type RetryDefaults } from '../engine/retry-policy.js';
+import { executeNode } from '../execute/execute-node.js';
+import { resolveReferences } from '../execute/resolve-input.js';
 import { findReferences } from '../model/references.js';
-import type { AttemptOutcome, ClaimedNode, Store } from '../store/types.js';
+import type { ClaimedNode, PlanStore } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 
 /** Why a worker aborted an attempt: these end in a release, not a failure. */
@@ -14,25 +15,25 @@ export class AttemptAborted extends Error {
 }
 
 export interface RunClaimDeps {
-  store: Store;
+  plans: PlanStore;
   tools: ToolCatalogue;
   retryDefaults: RetryDefaults;
   log: (planId: string, nodeId: string, message: string) => void;
 }
 
 /**
- * Runs one claimed node and says what became of the attempt. Confirm nodes ask their question;
- * function and multiFunction nodes run their tools; a failure is retried after a backoff while the
- * node's `retries` allow and the error is retryable.
+ * Runs one claimed node and says how the attempt ended; what that does to the node (a retry after a
+ * backoff, a failure, the plan going on) is the engine's to decide. Confirm nodes ask their question;
+ * function and multiFunction nodes run their tools under the node's timeout.
  */
-export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: RunClaimDeps): Promise<AttemptOutcome> {
-  if (claim.type === 'confirm') return askQuestion(claim, deps.store);
+export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: RunClaimDeps): Promise<AttemptResult> {
+  if (claim.type === 'confirm') return askQuestion(claim, deps.plans);
   if (claim.type !== 'function' && claim.type !== 'multiFunction') {
-    return { status: 'failed', error: `node type ${claim.type} cannot run on this worker` };
+    return { kind: 'failed', error: `node type ${claim.type} cannot run on this worker`, retryable: false };
   }
-  const policy = retryPolicy(claim.attributes, claim.planAttributes, deps.retryDefaults);
+  const { timeoutMs } = retryPolicy(claim.attributes, claim.planAttributes, deps.retryDefaults);
   try {
-    const upstream = await fetchReferencedNodes(claim, deps.store);
+    const upstream = await fetchReferencedNodes(claim, deps.plans);
     const { output } = await executeNode(
       { id: claim.nodeId, type: claim.type, attributes: claim.attributes },
       {
@@ -42,40 +43,34 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
         log: (message) => deps.log(claim.planId, claim.nodeId, message),
         params: claim.params,
         nodes: (id) => upstream.get(id),
-        ...(policy.timeoutMs !== undefined ? { timeoutMs: policy.timeoutMs } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
       deps.tools,
     );
-    return { status: 'done', output };
+    return { kind: 'done', output };
   } catch (error) {
-    if (signal.aborted && signal.reason instanceof AttemptAborted) return { status: 'released' };
+    if (signal.aborted && signal.reason instanceof AttemptAborted) return { kind: 'released' };
     const toolError = error instanceof ToolError ? error : new ToolError(String(error), { cause: error });
-    const canRetry = toolError.retryable && claim.attempts <= policy.retries;
-    const message = canRetry
-      ? `${toolError.message} (attempt ${claim.attempts} of ${policy.retries + 1}; retrying)`
-      : toolError.message;
-    return canRetry
-      ? { status: 'failed', error: message, retryAt: new Date(Date.now() + nextRetryDelay(claim.attempts, policy.baseDelayMs)) }
-      : { status: 'failed', error: message };
+    return { kind: 'failed', error: toolError.message, retryable: toolError.retryable };
   }
 }
 
 /** A confirm node asks its question, with its references resolved, and waits for a person. */
-async function askQuestion(claim: ClaimedNode, store: Store): Promise<AttemptOutcome> {
+async function askQuestion(claim: ClaimedNode, plans: PlanStore): Promise<AttemptResult> {
   const question = claim.attributes.question;
-  if (!question || !question.includes('{{')) return { status: 'awaiting_input' };
-  const upstream = await fetchReferencedNodes(claim, store, [question]);
+  if (!question || !question.includes('{{')) return { kind: 'asked' };
+  const upstream = await fetchReferencedNodes(claim, plans, [question]);
   try {
-    return { status: 'awaiting_input', question: resolveReferences(question, { params: claim.params, nodes: (id) => upstream.get(id) }) };
+    return { kind: 'asked', question: resolveReferences(question, { params: claim.params, nodes: (id) => upstream.get(id) }) };
   } catch {
-    return { status: 'awaiting_input' }; // an unresolved reference leaves the question as written
+    return { kind: 'asked' }; // an unresolved reference leaves the question as written
   }
 }
 
 /** Reads only the upstream nodes the inputs refer to (no DOT parsing, no whole-plan read). */
 async function fetchReferencedNodes(
   claim: ClaimedNode,
-  store: Store,
+  plans: PlanStore,
   texts = [claim.attributes.toolInput, claim.attributes.toolCalls],
 ): Promise<Map<string, { output?: string; answer?: string }>> {
   const ids = new Set<string>();
@@ -86,7 +81,7 @@ async function fetchReferencedNodes(
   const found = new Map<string, { output?: string; answer?: string }>();
   await Promise.all(
     [...ids].map(async (id) => {
-      const node = await store.getNode(claim.planId, id);
+      const node = await plans.node(claim.planId, id);
       found.set(id, { ...(node.output !== undefined ? { output: node.output } : {}), ...(node.answer !== undefined ? { answer: node.answer } : {}) });
     }),
   );

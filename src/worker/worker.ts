@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
-import type { ClaimedNode, HandOff, NodeRecord, Store } from '../store/types.js';
+import type { ClaimedNode, FinishOptions, Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
-
-/** Attempts a lost lease may cost a node that sets no `retries` (nor its plan), at least. */
-const EXPIRY_RETRIES = 2;
 
 export interface WorkerOptions {
   store: Store;
@@ -17,6 +15,7 @@ export interface WorkerOptions {
   /** node-cron schedule of the safety-net poll. */
   poll: string;
   concurrency: number;
+  /** Lease length in ms; renewed every third of it while a node runs. */
   leaseMs: number;
   retryDefaults: RetryDefaults;
   /** Stop by itself once nothing is ready, running or due for retry (questions do not count). */
@@ -25,20 +24,33 @@ export interface WorkerOptions {
   owner?: string;
 }
 
-/** Events a worker emits for its host (CLI progress, tests). */
+/** A node that now waits for a person's answer. */
+export interface QuestionAsked {
+  planId: string;
+  nodeId: string;
+  question: string;
+  component?: string;
+  payload?: string;
+}
+
+/** Events a worker emits for its host (CLI progress, notices, tests). */
 export interface WorkerEventMap {
   'worker:error': [error: unknown];
   'tool:log': [planId: string, nodeId: string, message: string];
   'worker:idle': [];
-  /** A node now waits for a person's answer (its question resolved). */
-  'question:asked': [node: NodeRecord];
+  'question:asked': [question: QuestionAsked];
 }
 
+/** How often lease expiry is looked for at most, whatever the lease length. */
+const EXPIRY_CHECK_MS = 5_000;
+/** Finished attempts whose results wait to be written, per slot, before the worker stops claiming. */
+const UNWRITTEN_PER_SLOT = 4;
+
 /**
- * A worker: claims ready nodes (atomically, with a lease), runs them with at most `concurrency` at
- * once, renews the leases while they run, writes their outcomes in group commits, and takes over
- * nodes whose lease expired. It polls on a cron schedule and wakes at once on the store's wake-ups
- * (in-process on SQLite, LISTEN/NOTIFY on PostgreSQL).
+ * A worker: claims ready nodes (atomically, with a lease), runs at most `concurrency` at once,
+ * renews their leases, writes their ends in group commits — each write handing it the work it
+ * made ready — and takes over nodes whose lease ran out. It polls on a cron schedule and wakes
+ * at once on the store's wake-ups, and at the next retry due or lease expiry it knows of.
  */
 export class Worker extends EventEmitter<WorkerEventMap> {
   readonly owner: string;
@@ -51,7 +63,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private lastExpiry = 0;
   /** The last claim took all it could: more ready work may be waiting. */
   private backlog = true;
-  /** Slots promised to a hand-off in progress (see handOff). */
+  /** Slots promised to writes in flight (they may claim work for this worker). */
   private reserved = 0;
   private stopped: Promise<void> | undefined;
   private idleResolve: (() => void) | undefined;
@@ -60,20 +72,22 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   constructor(private readonly options: WorkerOptions) {
     super();
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.finisher = new FinishBatcher(options.store, () => this.handOff());
+    this.finisher = new FinishBatcher(options.store.queue, {
+      options: () => this.finishOptions(),
+      launch: (claimed, reserved) => this.launchClaimed(claimed, reserved),
+    });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
   }
 
   start(): this {
-    // `finished` wake-ups are this process's own writes, announced after commit: the slots they free
-    // are handled in launch(), so they matter only to notice idleness once nothing runs.
-    this.unsubscribe = this.options.store.onWake((event) => (event.reason !== 'finished' || this.inflight.size === 0) && this.poller.wake());
-    // PostgreSQL's LISTEN starts with that subscription: look again once it is active, so that work
-    // committed by other processes in the meantime does not wait for the next poll.
-    void (this.options.store as Partial<{ listening: Promise<void> }>).listening?.then(() => this.poller.wake());
-    const every = Math.max(50, Math.floor(this.options.leaseMs / 3));
-    this.renewTimer = setInterval(() => void this.renewLeases(), every);
+    const { events } = this.options.store;
+    // `finished` wake-ups of this process's own writes matter only to notice idleness once nothing
+    // runs and no write is in flight (a write in flight brings the work it claimed, or wakes after).
+    this.unsubscribe = events.onWake((event) => (event.reason !== 'finished' || this.quiet()) && this.poller.wake());
+    // Other processes' wake-ups reach this one once it listens: look again then.
+    void events.listening.then(() => this.poller.wake());
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     this.poller.start();
     return this;
   }
@@ -104,28 +118,63 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     return this.stopped;
   }
 
-  /** One round: take over expired leases, claim what fits, and (with untilIdle) notice the end. */
+  /** One round: take over expired leases now and then, claim what fits, and look ahead when the queue ran dry. */
   private async tick(): Promise<boolean> {
     if (this.stopped) return false;
-    const { store, concurrency, leaseMs } = this.options;
+    const { store, leaseMs } = this.options;
     const now = Date.now();
-    if (now - this.lastExpiry >= Math.min(leaseMs, 5_000)) {
+    if (now - this.lastExpiry >= Math.min(leaseMs, EXPIRY_CHECK_MS)) {
       this.lastExpiry = now;
-      // A crashed worker is not the node's fault: unless the node or plan sets `retries`, a lost
-      // lease may cost at least EXPIRY_RETRIES attempts (the configured default retries is often 0).
-      await store.expireLeases({ defaultRetries: Math.max(this.options.retryDefaults.retries, EXPIRY_RETRIES) });
+      await store.queue.expire({ retryDefaults: this.options.retryDefaults });
     }
-    const free = concurrency - this.inflight.size - this.reserved;
-    if (free <= 0) {
+    // Results not yet written count against claiming more: a worker whose tools finish faster than
+    // their results are written (SQLite, where the claim loop never waits) would otherwise hold many
+    // nodes `running` that have in fact finished, and a crash then would run them again. Up to
+    // UNWRITTEN_PER_SLOT per slot may wait (group commit needs some; measured: 1 per slot cost a
+    // fifth of SQLite's throughput, 4 per slot a tenth).
+    if (this.finisher.queued >= UNWRITTEN_PER_SLOT * this.options.concurrency) {
       this.backlog = true;
       return false;
     }
-    const claims = await store.claimReady({ owner: this.owner, limit: free, leaseMs });
+    const free = this.free();
+    if (free <= 0) {
+      // Slots reserved by a write in flight are filled by that write's own claim; only slots busy
+      // with running work mean that ready work may be waiting for this worker.
+      if (this.reserved === 0) this.backlog = true;
+      return false;
+    }
+    const claims = await store.queue.claim({ owner: this.owner, limit: free, leaseMs });
     for (const claim of claims) this.launch(claim);
     this.backlog = claims.length === free;
-    if (claims.length === free) return true;
-    if (this.inflight.size === 0) await this.checkIdle();
+    if (this.backlog) return true;
+    await this.lookAhead();
     return false;
+  }
+
+  /** Nothing runs and no result is being written: the moment to look whether the worker is idle. */
+  private quiet(): boolean {
+    return this.inflight.size === 0 && this.reserved === 0 && !this.finisher.busy;
+  }
+
+  private free(): number {
+    return this.stopped ? 0 : Math.max(0, this.options.concurrency - this.inflight.size - this.reserved);
+  }
+
+  private finishOptions(): FinishOptions {
+    const limit = this.free();
+    this.reserved += limit;
+    const holding = new Set([...this.inflight.values()].map((i) => i.claim.planId));
+    return { owner: this.owner, leaseMs: this.options.leaseMs, limit, retryDefaults: this.options.retryDefaults, holding, claimOthers: this.backlog };
+  }
+
+  private launchClaimed(claimed: ClaimedNode[], reserved: number): void {
+    this.reserved -= reserved;
+    for (const claim of claimed) {
+      if (this.stopped) void this.finisher.finish(claim, { kind: 'released' });
+      else this.launch(claim);
+    }
+    // A round may have gone without these slots, or stopped while results waited to be written.
+    if (this.backlog && (claimed.length < reserved || reserved === 0)) this.poller.wake();
   }
 
   private launch(claim: ClaimedNode): void {
@@ -133,28 +182,23 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.inflight.set(claim.token, { claim, controller });
     void (async () => {
       try {
-        const outcome = await runClaim(claim, controller.signal, {
-          store: this.options.store,
+        const result = await runClaim(claim, controller.signal, {
+          plans: this.options.store.plans,
           tools: this.options.tools,
           retryDefaults: this.options.retryDefaults,
           log: (planId, nodeId, message) => this.emit('tool:log', planId, nodeId, message),
         });
-        // The tool is done: its slot is free while the outcome is written (group commit), so that
-        // with a backlog the next claims overlap the write. Without one, new work announces itself
-        // (a ready wake-up) and a claim now would find nothing.
-        const written = this.finisher.finish(claim.token, outcome);
+        // The tool is done: its slot is free while the end is written (group commit), so that with a
+        // backlog the next claims overlap the write.
         this.inflight.delete(claim.token);
+        const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
-        const result = await written;
-        if (result instanceof Error && !controller.signal.aborted) this.emit('worker:error', result);
-        else if (!(result instanceof Error) && outcome.status === 'awaiting_input') this.emit('question:asked', result);
-        // A round that ran while the outcome was being written still counted this node as running:
-        // look again so that idleness is noticed. Outcomes the store announces after commit
-        // (`finished`, `ready`) do that through onWake; the others (awaiting_input, a lost lease) here.
-        // A retry due later (ready, runAfter ahead) is not announced either: the next round schedules its wake.
-        const announced =
-          !(result instanceof Error) && (result.status === 'done' || result.status === 'failed' || (result.status === 'ready' && !(result.runAfter && result.runAfter.getTime() > Date.now())));
-        if (this.inflight.size === 0 && !announced) this.poller.wake();
+        const outcome = await written;
+        if (outcome instanceof Error) {
+          if (!controller.signal.aborted) this.emit('worker:error', outcome);
+        } else if (result.kind === 'asked') this.emit('question:asked', asked(claim, result));
+        // Look again so that idleness, or a retry due later, is noticed.
+        if (this.quiet()) this.poller.wake();
       } catch (error) {
         this.emit('worker:error', error);
       } finally {
@@ -163,40 +207,11 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     })();
   }
 
-  /**
-   * The slots a write may fill with the work its outcomes make ready (claimed in the same
-   * transaction): a chain's next step starts without a wake-up, a claim or a commit of its own.
-   */
-  private handOff(): HandOff | undefined {
-    if (this.stopped) return undefined;
-    let reserved = 0;
-    let open = true;
-    return {
-      owner: this.owner,
-      leaseMs: this.options.leaseMs,
-      reserve: () => {
-        reserved = this.stopped ? 0 : Math.max(0, this.options.concurrency - this.inflight.size - this.reserved);
-        this.reserved += reserved;
-        return reserved;
-      },
-      launch: (claims) => {
-        if (!open) return;
-        open = false;
-        this.reserved -= reserved;
-        for (const claim of claims) {
-          if (this.stopped) void this.finisher.finish(claim.token, { status: 'released' });
-          else this.launch(claim);
-        }
-        if (claims.length < reserved && this.backlog) this.poller.wake(); // a round may have gone without these slots
-      },
-    };
-  }
-
   private async renewLeases(): Promise<void> {
     if (this.inflight.size === 0) return;
     const tokens = [...this.inflight.keys()];
     try {
-      const renewed = new Set(await this.options.store.renewLeases(this.owner, tokens, this.options.leaseMs));
+      const renewed = new Set(await this.options.store.queue.renew(this.owner, tokens, this.options.leaseMs));
       for (const token of tokens) {
         if (!renewed.has(token)) this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'));
       }
@@ -205,15 +220,24 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     }
   }
 
-  /** Schedules a wake for the next retry and, with untilIdle, stops when nothing is left to do. */
-  private async checkIdle(): Promise<void> {
-    const counts = await this.options.store.countActive();
+  /**
+   * The queue ran dry: wake at the next retry due or lease expiry (a crashed worker's nodes are
+   * taken over then, not at the next poll) and, with untilIdle, stop when nothing is left to do.
+   */
+  private async lookAhead(): Promise<void> {
+    const outlook = await this.options.store.queue.outlook();
     clearTimeout(this.dueTimer);
-    if (counts.nextDueAt) {
-      const wait = Math.max(0, counts.nextDueAt.getTime() - Date.now());
-      this.dueTimer = setTimeout(() => this.poller.wake(), Math.min(wait + 5, 2 ** 31 - 1));
+    if (outlook.nextWakeAt) {
+      const wait = Math.max(0, outlook.nextWakeAt.getTime() - Date.now());
+      this.dueTimer = setTimeout(
+        () => {
+          this.lastExpiry = 0;
+          this.poller.wake();
+        },
+        Math.min(wait + 5, 2 ** 31 - 1),
+      );
     }
-    if (counts.ready === 0 && counts.running === 0 && counts.retryPending === 0) {
+    if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0) {
       this.emit('worker:idle');
       if (this.options.untilIdle) {
         this.idleResolve?.();
@@ -221,4 +245,15 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       }
     }
   }
+}
+
+function asked(claim: ClaimedNode, result: Extract<AttemptResult, { kind: 'asked' }>): QuestionAsked {
+  const out: QuestionAsked = {
+    planId: claim.planId,
+    nodeId: claim.nodeId,
+    question: result.question ?? claim.attributes.question ?? `node ${claim.nodeId} is waiting for an answer`,
+  };
+  if (claim.attributes.component !== undefined) out.component = claim.attributes.component;
+  if (claim.attributes.payload !== undefined) out.payload = claim.attributes.payload;
+  return out;
 }

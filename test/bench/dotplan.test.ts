@@ -7,7 +7,7 @@ import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { postgresServerUrl } from '../support/db.js';
 
-const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200 };
+const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300 };
 const url = process.env.DATABASE_URL;
 // PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
 const postgresUrl =
@@ -39,12 +39,22 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
   // Every node of both plans done, each tool run exactly once, the plans completed.
   expect(report.throughput).toMatchObject({ nodes: 300, done: 300, toolRuns: 300, ranOnce: 300, planStatus: 'completed' });
   expect(report.chain).toMatchObject({ nodes: 30, done: 30, toolRuns: 30, ranOnce: 30, planStatus: 'completed' });
-  // The idle polls ran over every stored plan (the two measured plans too) and claimed nothing.
-  expect(report.idlePoll).toEqual({ plans: 202, claimed: 0 });
+  // The other chain shapes (when edges; two parents per step, with a side node each) and the join ran whole too.
+  expect(report.shapes).toMatchObject([
+    { nodes: 30, done: 30, ranOnce: 30, planStatus: 'completed' },
+    { nodes: 60, done: 60, ranOnce: 60, planStatus: 'completed' },
+    { nodes: 301, done: 301, ranOnce: 301, planStatus: 'completed' },
+  ]);
+  // The idle polls ran over every stored plan (the five measured plans too) and claimed nothing.
+  expect(report.idlePoll).toEqual({ plans: 205, claimed: 0 });
   expect(report.results.map((r) => [r.backend, r.scenario, r.unit])).toEqual([
     [backend, 'throughput', 'nodes/s'],
     [backend, 'chain-latency-p50', 'ms'],
     [backend, 'chain-latency-p95', 'ms'],
+    [backend, 'chain-when-p50', 'ms'],
+    [backend, 'chain-ladder-p50', 'ms'],
+    [backend, 'join-vs-fan-out', '×'],
+    [backend, 'validate', 'ms'],
     [backend, 'idle-poll', 'ms'],
   ]);
   for (const r of report.results) expect(r.value, r.scenario).toBeGreaterThan(0);
@@ -59,9 +69,18 @@ describe('dotplan benchmarks on SQLite', () => {
     expect(existsSync(target.databaseUrl.slice('file:'.length))).toBe(true);
   });
 
-  it('benchDotplan reports the same four figures', async () => {
-    const results = await benchDotplan(sqliteTarget(), { ...SIZES, nodes: 20, chain: 5, plans: 10 });
-    expect(results.map((r) => r.scenario)).toEqual(['throughput', 'chain-latency-p50', 'chain-latency-p95', 'idle-poll']);
+  it('benchDotplan reports the same figures', async () => {
+    const results = await benchDotplan(sqliteTarget(), { ...SIZES, nodes: 20, chain: 5, plans: 10, validate: 20 });
+    expect(results.map((r) => r.scenario)).toEqual([
+      'throughput',
+      'chain-latency-p50',
+      'chain-latency-p95',
+      'chain-when-p50',
+      'chain-ladder-p50',
+      'join-vs-fan-out',
+      'validate',
+      'idle-poll',
+    ]);
   });
 });
 

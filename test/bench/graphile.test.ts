@@ -5,14 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { benchGraphileWorker } from '../../src/bench/graphile.js';
 import { renderBench, runBench, type DotplanBenchTarget } from '../../src/bench/run.js';
 import type { BenchResult } from '../../src/bench/results.js';
+import { postgresServerUrl } from '../support/db.js';
 
 const url = process.env.DATABASE_URL;
-const postgresUrl = url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
+// PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local
+// server if need be, so that a server that cannot be reached fails these tests instead of skipping them.
+const postgresUrl =
+  url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
 const reason = postgresUrl ? '' : ' (skipped: set DATABASE_URL=postgres://… to run)';
-
-if (!postgresUrl && process.env.DB === 'postgres') {
-  throw new Error('DB=postgres but DATABASE_URL is not a postgres:// URL: the graphile-worker benchmark cannot run');
-}
 
 async function schemaExists(schema: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: postgresUrl });
@@ -61,24 +61,35 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
   });
 
   it('refuses a schema name that is not a plain identifier', async () => {
-    await expect(
-      benchGraphileWorker({ connectionString: postgresUrl!, jobs: 1, chain: 2, schema: 'x; drop table y' }),
-    ).rejects.toThrow(/Invalid schema name/);
+    await expect(benchGraphileWorker({ connectionString: postgresUrl!, jobs: 1, chain: 2, schema: 'x; drop table y' })).rejects.toThrow(/Invalid schema name/);
   });
 
-  it('runs the whole harness: dotplan on SQLite and PostgreSQL, graphile-worker, ratios', async () => {
+  it('runs the whole harness in interleaved rounds: dotplan on SQLite and PostgreSQL, graphile-worker, the floor; medians and ratios', async () => {
     const targets: DotplanBenchTarget[] = [];
+    const phases: string[] = [];
     // Stands in for dotplan's own scenarios (the worker's); fixed figures make the ratios checkable.
     const dotplan = async (target: DotplanBenchTarget): Promise<BenchResult[]> => {
       targets.push(target);
       return [
-        { backend: target.backend, scenario: 'throughput', value: 1_000_000, unit: 'nodes/s' },
+        { backend: target.backend, scenario: 'throughput', value: 1_000_000 + targets.length, unit: 'nodes/s' },
         { backend: target.backend, scenario: 'chain-latency-p50', value: 0.001, unit: 'ms' },
       ];
     };
-    const report = await runBench({ postgresUrl, dotplan, sizes: { nodes: 100, chain: 10 } });
+    const report = await runBench({ postgresUrl, dotplan, sizes: { nodes: 100, chain: 10 }, rounds: 2, progress: (line) => phases.push(line) });
 
-    expect(targets.map((t) => t.backend)).toEqual(['sqlite', 'postgres']);
+    // Round 1 runs everything, then round 2 does: dotplan and graphile-worker interleaved.
+    expect(phases.filter((l) => / on /.test(l)).map((l) => l.replace(/…$/, ''))).toEqual([
+      'round 1/2: dotplan on SQLite',
+      'round 1/2: dotplan on PostgreSQL',
+      'round 1/2: graphile-worker on PostgreSQL',
+      'round 1/2: the floor (bare UPDATEs) on PostgreSQL',
+      'round 2/2: dotplan on SQLite',
+      'round 2/2: dotplan on PostgreSQL',
+      'round 2/2: graphile-worker on PostgreSQL',
+      'round 2/2: the floor (bare UPDATEs) on PostgreSQL',
+    ]);
+    expect(targets.map((t) => t.backend)).toEqual(['sqlite', 'postgres', 'sqlite', 'postgres']);
+    expect(report.rounds).toHaveLength(2);
     expect(targets[0]!.databaseUrl).toMatch(/^file:.*dotplan-bench-.*bench\.db$/);
     expect(existsSync(targets[0]!.databaseUrl.slice('file:'.length))).toBe(false); // temp dir removed
     expect(targets[1]!.databaseUrl).toBe(postgresUrl);
@@ -88,12 +99,26 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
     const pgThroughput = json.results.find((r) => r.backend === 'postgres' && r.scenario === 'throughput')!;
     expect(pgThroughput.anchor).toBe('graphile-worker');
     expect(pgThroughput.ratio).toBeGreaterThan(1);
+    // Every result keeps its rounds; the value is their median.
+    expect(pgThroughput.rounds).toEqual([1_000_002, 1_000_004]);
+    expect(pgThroughput.value).toBe(1_000_003);
+    const floorRate = json.results.find((r) => r.scenario === 'floor-rate')!;
+    expect(floorRate.rounds).toHaveLength(2);
+    expect(pgThroughput.floor).toBeGreaterThan(0);
+    expect(pgThroughput.floorRatio).toBeCloseTo(pgThroughput.value / pgThroughput.floor!, 0);
+    expect(json.results.find((r) => r.backend === 'postgres' && r.scenario === 'chain-latency-p50')!.floor).toBeGreaterThan(0);
     expect(json.results.filter((r) => r.backend === 'graphile-worker')).toHaveLength(3);
-    expect(json.results.filter((r) => r.backend === 'sqlite').every((r) => r.ratio === undefined)).toBe(true);
+    expect(json.results.filter((r) => r.backend === 'sqlite').every((r) => r.ratio === undefined && r.floor === undefined)).toBe(true);
 
-    const table = renderBench(report);
-    expect(table.split('\n')[0]).toMatch(/^Machine: .* cores? · /);
-    expect(table).toMatch(/graphile-worker\s+throughput/);
+    const text = renderBench(report);
+    expect(
+      text
+        .split('\n')
+        .slice(0, 2)
+        .map((l) => l.slice(0, 9)),
+    ).toEqual(['round 1: ', 'round 2: ']); // every round printed
+    expect(text).toMatch(/^Machine: .* cores? · /m);
+    expect(text).toMatch(/graphile-worker\s+throughput/);
   });
 });
 
@@ -106,9 +131,9 @@ describe('the harness without PostgreSQL', () => {
         return [{ backend: t.backend, scenario: 'throughput', value: 3000, unit: 'nodes/s' }];
       },
     });
-    expect(seen).toEqual(['sqlite']);
-    expect(report.results).toEqual([{ backend: 'sqlite', scenario: 'throughput', value: 3000, unit: 'nodes/s' }]);
-    expect(report.warnings.join('\n')).toMatch(/no PostgreSQL URL.*graphile-worker skipped/);
+    expect(seen).toEqual(['sqlite', 'sqlite', 'sqlite']); // three rounds by default
+    expect(report.results).toEqual([{ backend: 'sqlite', scenario: 'throughput', value: 3000, unit: 'nodes/s', rounds: [3000, 3000, 3000] }]);
+    expect(report.warnings.join('\n')).toMatch(/no PostgreSQL URL.*graphile-worker and the floor skipped/);
     expect(report.machine).not.toContain('PostgreSQL');
   });
 });

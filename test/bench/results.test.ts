@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeMachine, machineFacts } from '../../src/bench/machine.js';
-import { formatTable, toJson, withRatios, type BenchResult } from '../../src/bench/results.js';
+import { aggregateRounds, formatTable, median, toJson, withRatios, type BenchResult } from '../../src/bench/results.js';
 import { chainLatencyResults, gaps, percentile, throughputResult } from '../../src/bench/stats.js';
 
 const sample: BenchResult[] = [
@@ -13,10 +13,11 @@ const sample: BenchResult[] = [
   { backend: 'graphile-worker', scenario: 'throughput', value: 2200, unit: 'jobs/s' },
   { backend: 'graphile-worker', scenario: 'chain-latency-p50', value: 3, unit: 'ms' },
   { backend: 'graphile-worker', scenario: 'chain-latency-p95', value: 4, unit: 'ms' },
+  { backend: 'postgres-floor', scenario: 'floor-latency', value: 0.5, unit: 'ms' },
+  { backend: 'postgres-floor', scenario: 'floor-rate', value: 11000, unit: 'updates/s' },
 ];
 
-const find = (rs: BenchResult[], backend: string, scenario: string) =>
-  rs.find((r) => r.backend === backend && r.scenario === scenario)!;
+const find = (rs: BenchResult[], backend: string, scenario: string) => rs.find((r) => r.backend === backend && r.scenario === scenario)!;
 
 describe('withRatios', () => {
   const rated = withRatios(sample);
@@ -30,9 +31,15 @@ describe('withRatios', () => {
 
   it('leaves SQLite, graphile-worker and unanchored scenarios without a ratio', () => {
     for (const r of rated.filter((r) => r.backend !== 'postgres' || r.scenario === 'idle-poll')) {
+      expect(r.floor).toBeUndefined();
       expect(r.ratio, `${r.backend} ${r.scenario}`).toBeUndefined();
       expect(r.anchor).toBeUndefined();
     }
+  });
+
+  it('measures dotplan on PostgreSQL against the floor: a share of its rate, a multiple of its latency', () => {
+    expect(find(rated, 'postgres', 'throughput')).toMatchObject({ floor: 11000, floorRatio: 0.3 });
+    expect(find(rated, 'postgres', 'chain-latency-p50')).toMatchObject({ floor: 0.5, floorRatio: 4 });
   });
 
   it('gives no ratio when graphile-worker was not measured', () => {
@@ -41,9 +48,31 @@ describe('withRatios', () => {
   });
 });
 
+describe('rounds', () => {
+  it("fold into medians that keep every round, with the median of the rounds' ratios", () => {
+    const round = (dotplan: number, graphile: number): BenchResult[] =>
+      withRatios([
+        { backend: 'postgres', scenario: 'throughput', value: dotplan, unit: 'nodes/s' },
+        { backend: 'graphile-worker', scenario: 'throughput', value: graphile, unit: 'jobs/s' },
+      ]);
+    const [pg, gw] = aggregateRounds([round(3000, 1000), round(6000, 4000), round(4000, 1000)]);
+    expect(pg).toEqual({
+      backend: 'postgres',
+      scenario: 'throughput',
+      value: 4000,
+      unit: 'nodes/s',
+      anchor: 'graphile-worker',
+      ratio: 3,
+      rounds: [3000, 6000, 4000],
+    });
+    expect(gw).toMatchObject({ value: 1000, rounds: [1000, 4000, 1000] });
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+});
+
 describe('toJson', () => {
-  it('prints exactly {"results":[{backend,scenario,value,unit,anchor?,ratio?}]}', () => {
-    const json = JSON.parse(JSON.stringify(toJson(withRatios(sample))));
+  it('prints exactly {"results":[{backend,scenario,value,unit,anchor?,ratio?,floor?,floorRatio?,rounds?}]}', () => {
+    const json = JSON.parse(JSON.stringify(toJson(withRatios(sample)))) as { results: BenchResult[] };
     expect(Object.keys(json)).toEqual(['results']);
     expect(json.results).toHaveLength(sample.length);
     expect(json.results[0]).toEqual({ backend: 'sqlite', scenario: 'throughput', value: 3500, unit: 'nodes/s' });
@@ -54,6 +83,8 @@ describe('toJson', () => {
       unit: 'nodes/s',
       anchor: 'graphile-worker',
       ratio: 1.5,
+      floor: 11000,
+      floorRatio: 0.3,
     });
     const extra = { ...sample[0]!, note: 'x' } as BenchResult;
     expect(Object.keys(toJson([extra]).results[0]!)).toEqual(['backend', 'scenario', 'value', 'unit']);
@@ -66,20 +97,23 @@ describe('formatTable', () => {
 
   it('names the machine in the header and explains the ratio convention', () => {
     expect(lines[0]).toBe('Machine: Test CPU · 2 cores · 4 GiB · Node v20 · PostgreSQL 15.8');
-    expect(text).toMatch(/> 1 means dotplan did better than graphile-worker/);
+    expect(text).toMatch(/> 1 means dotplan did better on the same PostgreSQL/);
+    expect(text).toMatch(/vs floor: dotplan \/ the floor/);
   });
 
   it('shows one aligned row per result with values, ratios and targets', () => {
-    const rows = lines.filter((l) => /^(sqlite|postgres|graphile-worker) /.test(l));
+    const rows = lines.filter((l) => /^(sqlite|postgres|graphile-worker|postgres-floor) /.test(l));
     expect(rows).toHaveLength(sample.length);
-    const pgThroughput = rows.find((l) => l.startsWith('postgres') && l.includes('throughput'))!;
-    expect(pgThroughput).toMatch(/3,300\s+nodes\/s\s+1\.50×\s+≥ graphile-worker met/);
-    expect(rows.find((l) => l.includes('chain step p95') && l.startsWith('postgres'))).toMatch(/0\.50×.*MISSED/);
-    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('p50'))).toMatch(/2\.50\s+ms.*≤ 2 ms MISSED/);
-    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('throughput'))).toMatch(/≥ 3,000 nodes\/s met/);
+    const pgThroughput = rows.find((l) => l.startsWith('postgres ') && l.includes('throughput'))!;
+    expect(pgThroughput).toMatch(/3,300\s+nodes\/s\s+1\.50×\s+0\.30×\s+≥ 2× graphile-worker MISSED; ≥ 0\.5× floor MISSED/);
+    expect(rows.find((l) => l.includes('chain step p50') && l.startsWith('postgres '))).toMatch(
+      /1\.50×\s+4\.00×\s+≤ 0\.33× graphile-worker MISSED; ≤ 3× floor MISSED/,
+    );
+    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('p50'))).toMatch(/2\.50\s+ms.*≤ 0\.3 ms MISSED/);
+    expect(rows.find((l) => l.startsWith('sqlite') && l.includes('throughput'))).toMatch(/≥ 10,000 nodes\/s MISSED/);
     // the unit column starts at the same place on every row (aligned)
     const unitAt = lines.find((l) => l.startsWith('backend'))!.indexOf('unit');
-    for (const row of rows) expect(row.slice(unitAt)).toMatch(/^(nodes\/s|jobs\/s|ms)( |$)/);
+    for (const row of rows) expect(row.slice(unitAt)).toMatch(/^(nodes\/s|jobs\/s|ms|updates\/s)( |$)/);
   });
 
   it('says so when there is nothing to show', () => {

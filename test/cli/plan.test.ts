@@ -55,6 +55,65 @@ describe(`dotplan plan (${testBackend()})`, () => {
     expect(json.edges.length).toBeGreaterThan(0);
   });
 
+  it('renders a stored plan with its live status (render --plan)', async () => {
+    const { id } = JSON.parse((await cli(['plan', 'create', '--template', 'approval', ...VALUES.approval!, '--json'])).stdout) as { id: string };
+    const svg = await cli(['render', '--plan', id]);
+    expect(svg.code).toBe(0);
+    expect(svg.stdout).toContain('<svg');
+    expect(svg.stdout).toMatch(/class="node status(-|&#45;)ready type(-|&#45;)function"/); // the live status, not the authored one
+    const dot = await cli(['render', '--plan', id, '--format', 'dot']);
+    expect(dot.stdout).toMatch(/request \[[^\]]*status="ready"/);
+    const missing = await cli(['render', '--plan', 'p_nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/p_nope/);
+    const both = await cli(['render', 'x.dot', '--plan', id]);
+    expect(both.code).toBe(2);
+  });
+
+  it('lists revisions, prints one as written, diffs two, and names the revisions that exist', async () => {
+    const { id } = JSON.parse((await cli(['plan', 'create', '--template', 'approval', ...VALUES.approval!, '--json'])).stdout) as { id: string };
+    const revisions = JSON.parse((await cli(['plan', 'revisions', id, '--json'])).stdout) as Array<Record<string, unknown>>;
+    expect(revisions).toMatchObject([{ number: 1, parent: null, author: 'template', updateLog: 'Created from template approval' }]);
+    expect((await cli(['plan', 'revisions', id])).stdout).toMatch(/^REVISION\s+PARENT\s+AUTHOR\s+AT\s+UPDATE LOG\n1\s+-\s+template\s+/);
+    const shown = await cli(['plan', 'show', id, '--revision', '1']);
+    expect(shown.stdout).toContain('digraph approval');
+    expect(shown.stdout).not.toContain('status="ready"'); // as written, not live
+    expect(JSON.parse((await cli(['plan', 'diff', id, '1', '--json'])).stdout)).toEqual({ from: 1, to: 1, changes: [] });
+    expect((await cli(['plan', 'diff', id, '1'])).stdout).toBe('revision 1 → 1\nno change\n');
+    const missing = await cli(['plan', 'diff', id, '1', '4']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`plan ${id} has no revision 4; its revisions are 1`);
+    expect((await cli(['plan', 'show', id, '--revision', 'two'])).code).toBe(2);
+  });
+
+  it('applies a hand edit as a new revision, or refuses it whole naming node and attribute (plan apply)', async () => {
+    const { id } = JSON.parse((await cli(['plan', 'create', '--template', 'approval', ...VALUES.approval!, '--json'])).stdout) as { id: string };
+    const shown = (await cli(['plan', 'show', id])).stdout;
+    const edited = shown.replace(/(\n\s*request \[[^\n]*)label="Write the request"/, '$1label="Write the request, politely"');
+    expect(edited).not.toBe(shown);
+    const dry = await cli(['plan', 'apply', id, '-', '--dry-run'], edited);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^dry run: would apply 1 change\n~ node request label: "Write the request" → "Write the request, politely"/);
+    const applied = JSON.parse((await cli(['plan', 'apply', id, '-', '--json', '--by', 'ops'], edited)).stdout) as { applied: boolean; revision: number };
+    expect(applied).toMatchObject({ applied: true, revision: 2 });
+    expect((await cli(['plan', 'revisions', id, '--json'])).stdout).toContain('"number": 2');
+    const forged = (await cli(['plan', 'show', id])).stdout.replace(/(\n\s*request \[[^\n]*)status="ready"/, '$1status="done"');
+    const refused = await cli(['plan', 'apply', id, '-'], forged);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refused MOVE_REFUSED: node "request": the operator may not move it from ready to done/);
+    expect(refused.stderr).toMatch(/not applied .*the plan is unchanged/);
+    expect((await cli(['plan', 'apply', id, '-'], 'digraph { a -> }')).code).toBe(1);
+
+    // Back to revision 1's structure: the label edit is undone, as revision 3.
+    const reverted = JSON.parse((await cli(['plan', 'revert', id, '1', '--json'])).stdout) as {
+      applied: boolean;
+      revision: number;
+      changes: Array<{ node?: string; attribute?: string; to?: string }>;
+    };
+    expect(reverted).toMatchObject({ applied: true, revision: 3, changes: [{ node: 'request', attribute: 'label', to: 'Write the request' }] });
+    expect((await cli(['plan', 'revert', id, '3'])).stdout).toBe('no change\n');
+  });
+
   it('creates from a DOT file, lists it, and records its events', async () => {
     const dot = join(import.meta.dirname, '../fixtures/dot/valid/seed-004-example-1.dot');
     const created = await cli(['plan', 'create', '--dot', dot, '--title', 'Seed example']);

@@ -21,6 +21,29 @@ describe('dotplan template and render', () => {
     expect(unknown.stderr).toMatch(/no template named "aproval".*approval/);
   });
 
+  it('reads a file as a template only when it is given as a path to a .dot file, never by a name', async () => {
+    const outside = await runCli(['template', 'show', '../../package.json']);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/looks like a path but is not a \.dot file/);
+    expect(outside.stderr).not.toContain('"name"');
+    const notAName = await runCli(['template', 'show', '..']);
+    expect(notAName.code).toBe(1);
+    expect(notAName.stderr).toMatch(/is not a template name/);
+    const byPath = await runCli(['template', 'show', join(import.meta.dirname, '../../templates/approval.dot')]);
+    expect(byPath.code).toBe(0);
+    expect(byPath.stdout).toContain('digraph approval');
+  });
+
+  it('exits 2 for usage errors: no command, an unknown option, a bad number', async () => {
+    const none = await runCli([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage: dotplan');
+    expect((await runCli(['validate', '--nope', 'x.dot'])).code).toBe(2);
+    const bad = await runCli(['worker', '--concurrency', 'lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--concurrency "lots": must be a whole number/);
+  });
+
   it('renders a template to an SVG file with status colours', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotplan-render-'));
     const out = join(dir, 'plan.svg');

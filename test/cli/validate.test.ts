@@ -4,10 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/dot');
-const expected = JSON.parse(readFileSync(join(FIXTURES, 'invalid/expected.json'), 'utf8')) as Record<
-  string,
-  { code: string; node?: string; line?: number }
->;
+const expected = JSON.parse(readFileSync(join(FIXTURES, 'invalid/expected.json'), 'utf8')) as Record<string, { code: string; node?: string; line?: number }>;
 
 describe('dotplan validate', () => {
   it.each(readdirSync(join(FIXTURES, 'valid')))('accepts valid/%s (exit 0)', async (file) => {
@@ -20,7 +17,10 @@ describe('dotplan validate', () => {
   it.each(Object.entries(expected))('rejects invalid/%s naming the place', async (file, want) => {
     const result = await runCli(['validate', '--json', join(FIXTURES, 'invalid', file)]);
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { valid: boolean; diagnostics: Array<{ code: string; severity: string; message: string; node?: string; line?: number; fix?: string }> };
+    const report = JSON.parse(result.stdout) as {
+      valid: boolean;
+      diagnostics: Array<{ code: string; severity: string; message: string; node?: string; line?: number; fix?: string }>;
+    };
     expect(report.valid).toBe(false);
     const hit = report.diagnostics.find((d) => d.code === want.code);
     expect(hit, `diagnostic ${want.code} in ${JSON.stringify(report.diagnostics)}`).toBeDefined();

@@ -15,13 +15,14 @@ function folder(files: Record<string, string> = {}): string {
   return dir;
 }
 
-async function configError(promise: Promise<unknown>): Promise<DotplanError> {
+/** A bad setting is a CONFIG error; a bad command-line flag a USAGE error (exit 2). */
+async function configError(promise: Promise<unknown>, code = 'CONFIG'): Promise<DotplanError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(DotplanError);
-  expect(error).toMatchObject({ code: 'CONFIG' });
+  expect(error).toMatchObject({ code });
   return error as DotplanError;
 }
 
@@ -30,7 +31,7 @@ describe('resolveConfig', () => {
     const config = await resolveConfig({ env: {}, cwd: folder() });
     expect(config).toEqual(defaultConfig());
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.worker).toEqual({ poll: '*/30 * * * * *', concurrency: 4, leaseMs: 30_000 });
+    expect(config.worker).toEqual({ poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 });
     expect(config.retry).toMatchObject({ retries: 0, retryDelay: '1s' });
     expect(config.notify.reminderInterval).toBe('1h');
   });
@@ -46,7 +47,7 @@ describe('resolveConfig', () => {
     });
     const fileOnly = await resolveConfig({ env: {}, cwd });
     expect(fileOnly.databaseUrl).toBe('postgres://file/db');
-    expect(fileOnly.worker).toEqual({ poll: '*/5 * * * * *', concurrency: 2, leaseMs: 30_000 });
+    expect(fileOnly.worker).toEqual({ poll: '*/5 * * * * *', concurrency: 2, leaseMs: 10_000 });
     expect(fileOnly.retry).toEqual({ retries: 3, retryDelay: '1s', timeout: '5m' });
     expect(fileOnly.configFile).toBe(join(cwd, 'dotplan.config.json'));
 
@@ -64,7 +65,7 @@ describe('resolveConfig', () => {
       cwd,
     });
     expect(withFlags.databaseUrl).toBe('postgres://flag/db');
-    expect(withFlags.worker).toEqual({ poll: '* * * * *', concurrency: 16, leaseMs: 30_000 });
+    expect(withFlags.worker).toEqual({ poll: '* * * * *', concurrency: 16, leaseMs: 10_000 });
   });
 
   it('treats an empty environment variable as unset', async () => {
@@ -116,7 +117,7 @@ describe('resolveConfig', () => {
     expect((await configError(resolveConfig({ env: { DOTPLAN_POLL: 'every minute' }, cwd }))).message).toBe(
       'DOTPLAN_POLL="every minute": must be a cron expression such as "*/30 * * * * *" (seconds field optional)',
     );
-    expect((await configError(resolveConfig({ env: {}, flags: { concurrency: 'lots' }, cwd }))).message).toMatch(
+    expect((await configError(resolveConfig({ env: {}, flags: { concurrency: 'lots' }, cwd }), 'USAGE')).message).toMatch(
       /^--concurrency "lots": must be a whole number/,
     );
     expect((await configError(resolveConfig({ env: { DOTPLAN_RETRY_DELAY: 'soon' }, cwd }))).message).toMatch(

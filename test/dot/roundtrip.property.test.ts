@@ -27,7 +27,14 @@ describe('writeDot → readDot round trip', () => {
   it('keeps any single value exactly, as a node id, an attribute value and the graph name', () => {
     fc.assert(
       fc.property(anyText, (value) => {
-        const graph = { name: value, strict: false, attributes: { goal: value }, nodes: [{ id: value, attributes: { toolInput: value, label: value } }], edges: [{ from: value, to: value, attributes: { when: value } }], clusters: [] };
+        const graph = {
+          name: value,
+          strict: false,
+          attributes: { goal: value },
+          nodes: [{ id: value, attributes: { toolInput: value, label: value } }],
+          edges: [{ from: value, to: value, attributes: { when: value } }],
+          clusters: [],
+        };
         expect(withoutLocations(readDot(writeDot(graph)))).toEqual(graph);
       }),
       { numRuns: 300 },

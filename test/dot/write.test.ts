@@ -64,7 +64,10 @@ describe('writeDot', () => {
     const graph: PlanGraph = {
       strict: true,
       attributes: {},
-      clusters: [{ id: 'cluster_x', attributes: { label: 'X' } }, { id: 'cluster_empty', attributes: {} }],
+      clusters: [
+        { id: 'cluster_x', attributes: { label: 'X' } },
+        { id: 'cluster_empty', attributes: {} },
+      ],
       nodes: [
         { id: 'x1', attributes: {}, cluster: 'cluster_x' },
         { id: 'top', attributes: {} },

@@ -25,7 +25,14 @@ describe('approval template', () => {
     const planId = await createApproval();
     const first = await ws.dotplan(['worker', '--until-idle']);
     expect(first.code).toBe(0);
-    expect(await statuses(ws, planId)).toEqual({ plan: 'running', request: 'done', approve: 'awaiting_input', approved: 'pending', rejected: 'pending', notify: 'pending' });
+    expect(await statuses(ws, planId)).toEqual({
+      plan: 'running',
+      request: 'done',
+      approve: 'awaiting_input',
+      approved: 'pending',
+      rejected: 'pending',
+      notify: 'pending',
+    });
     // The question was asked with its reference resolved.
     const asked = (await showPlan(ws, planId)).nodes.find((n) => n.id === 'approve') as { question?: string };
     expect(asked.question).toBe('Ada asks for a new laptop (amount: unspecified). Approve? (yes/no)');
@@ -47,11 +54,11 @@ describe('approval template', () => {
     const planId = await createApproval();
     // PostgreSQL: the answer, given by another process, wakes the worker (hourly poll). SQLite: the worker polls every second.
     ws.spawn(['worker', '--poll', ws.backend === 'postgres' ? '0 0 * * * *' : '* * * * * *']);
-    await waitUntil(async () => (await ws.store.getNode(planId, 'approve')).status === 'awaiting_input', 'the question to be asked');
+    await waitUntil(async () => (await ws.store.plans.node(planId, 'approve')).status === 'awaiting_input', 'the question to be asked');
 
     expect((await ws.dotplan(['answer', planId, 'approve', 'no'])).code).toBe(0);
     const answeredAt = Date.now();
-    await waitUntil(async () => (await ws.store.getPlan(planId)).status === 'completed', 'the plan to complete', 10_000);
+    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 10_000);
     if (ws.backend === 'postgres') expect(Date.now() - answeredAt).toBeLessThan(5_000);
 
     expect(await statuses(ws, planId)).toEqual({ plan: 'completed', request: 'done', approve: 'done', approved: 'skipped', rejected: 'done', notify: 'done' });
@@ -59,7 +66,7 @@ describe('approval template', () => {
     expect(nodes.get('approve')!.answer).toBe('no');
     expect(nodes.get('rejected')!.output).toBe('Rejected: a new laptop will not be ordered.');
     expect(nodes.get('notify')!.output).toContain('was answered: no.');
-    const skip = (await ws.store.listEvents(planId)).find((e) => e.nodeId === 'approved' && e.to === 'skipped');
+    const skip = (await ws.store.events.list(planId)).find((e) => e.nodeId === 'approved' && e.to === 'skipped');
     expect(skip).toMatchObject({ driver: 'engine', from: 'pending' });
   });
 });

@@ -42,7 +42,7 @@ describe('several workers on one database', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const planId = await ws.createPlan(dot);
 
-    await waitUntil(async () => (await ws.store.getPlan(planId)).status === 'completed', 'the plan to complete', 45_000, 100);
+    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 45_000, 100);
 
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     const ran = lines.map((line) => {
@@ -58,10 +58,10 @@ describe('several workers on one database', () => {
     expect([...pids].every((pid) => workers.some((w) => w.pid === pid))).toBe(true);
     expect(pids.size).toBeGreaterThanOrEqual(2);
 
-    const nodes = await ws.store.getNodes(planId);
+    const nodes = await ws.store.plans.nodes(planId);
     expect(nodes.filter((n) => n.status === 'done' && n.attempts === 1)).toHaveLength(300);
     // One claim per node in the event log.
-    const claims = (await ws.store.listEvents(planId)).filter((e) => e.nodeId !== undefined && e.to === 'running');
+    const claims = (await ws.store.events.list(planId)).filter((e) => e.nodeId !== undefined && e.to === 'running');
     expect(claims).toHaveLength(300);
     for (const w of workers) expect(w.child.exitCode).toBeNull(); // none crashed
   });

@@ -26,12 +26,15 @@ describe('operator commands', () => {
     const out = join(ws.dir, 'out', 'log.txt');
     const planId = await ws.createPlan(
       workflow('retry', {
-        nodes: [`write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`, `other [type=function toolCode=echo toolInput=${json({ ok: true })}]`],
+        nodes: [
+          `write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`,
+          `other [type=function toolCode=echo toolInput=${json({ ok: true })}]`,
+        ],
       }),
     );
     await untilIdle();
     expect(await statuses(ws, planId)).toEqual({ plan: 'failed', write: 'failed', other: 'done' });
-    expect((await ws.store.getNode(planId, 'write')).error).toMatch(/ENOENT|no such file/);
+    expect((await ws.store.plans.node(planId, 'write')).error).toMatch(/ENOENT|no such file/);
 
     mkdirSync(join(ws.dir, 'out'));
     const retried = await ws.dotplan(['node', 'retry', planId, 'write']);
@@ -40,9 +43,11 @@ describe('operator commands', () => {
     await untilIdle();
 
     expect(await statuses(ws, planId)).toEqual({ plan: 'completed', write: 'done', other: 'done' });
-    expect((await ws.store.getNode(planId, 'write')).attempts).toBe(1); // attempts start afresh
+    expect((await ws.store.plans.node(planId, 'write')).attempts).toBe(1); // attempts start afresh
     expect(lines(out)).toEqual(['written']);
-    const planEvents = (await ws.store.listEvents(planId)).filter((e) => e.nodeId === undefined).map((e) => `${e.driver}:${e.from}→${e.to}`);
+    const planEvents = (await ws.store.events.list(planId))
+      .filter((e) => e.nodeId === undefined && e.kind === 'status')
+      .map((e) => `${e.driver}:${e.from}→${e.to}`);
     expect(planEvents).toEqual(['person:→draft', 'engine:draft→running', 'engine:running→failed', 'operator:failed→running', 'engine:running→completed']);
   });
 
@@ -51,7 +56,10 @@ describe('operator commands', () => {
     const out = join(ws.dir, 'out', 'log.txt');
     const planId = await ws.createPlan(
       workflow('retry_chain', {
-        nodes: [`write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`, `after [type=function toolCode=echo toolInput=${json({ ok: true })}]`],
+        nodes: [
+          `write [type=function toolCode=record toolInput=${json({ file: out, line: 'written' })}]`,
+          `after [type=function toolCode=echo toolInput=${json({ ok: true })}]`,
+        ],
         edges: ['write -> after'],
       }),
     );
@@ -83,7 +91,7 @@ describe('operator commands', () => {
 
     expect(await statuses(ws, planId)).toEqual({ plan: 'completed', gate: 'done', middle: 'skipped', last: 'done' });
     expect(lines(file)).toEqual(['last']);
-    const skip = (await ws.store.listEvents(planId)).find((e) => e.nodeId === 'middle' && e.to === 'skipped');
+    const skip = (await ws.store.events.list(planId)).find((e) => e.nodeId === 'middle' && e.to === 'skipped');
     expect(skip).toMatchObject({ driver: 'operator', from: 'pending', reason: 'not needed this time' });
   });
 
@@ -91,7 +99,9 @@ describe('operator commands', () => {
   it('node skip: the dependants of a skipped node run', async () => {
     const file = join(ws.dir, 'ran.txt');
     const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file, line: id })}]`;
-    const planId = await ws.createPlan(workflow('skip_chain', { nodes: [`gate [type=confirm question="Go on?"]`, record('middle'), record('last')], edges: ['gate -> middle -> last'] }));
+    const planId = await ws.createPlan(
+      workflow('skip_chain', { nodes: [`gate [type=confirm question="Go on?"]`, record('middle'), record('last')], edges: ['gate -> middle -> last'] }),
+    );
     await untilIdle();
     expect((await ws.dotplan(['node', 'skip', planId, 'middle'])).code).toBe(0);
     expect((await ws.dotplan(['answer', planId, 'gate', 'yes'])).code).toBe(0);
@@ -150,7 +160,7 @@ describe('operator commands', () => {
 
     await untilIdle();
     expect(await statuses(ws, planId)).toEqual({ plan: 'completed', ask: 'done', after: 'done' });
-    expect((await ws.store.getNode(planId, 'after')).output).toBe(JSON.stringify({ answer: 'yes' }));
-    expect((await ws.store.listEvents(planId)).filter((e) => e.nodeId === 'ask' && e.to === 'done')).toHaveLength(1);
+    expect((await ws.store.plans.node(planId, 'after')).output).toBe(JSON.stringify({ answer: 'yes' }));
+    expect((await ws.store.events.list(planId)).filter((e) => e.nodeId === 'ask' && e.to === 'done')).toHaveLength(1);
   });
 });

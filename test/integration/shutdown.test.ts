@@ -40,7 +40,7 @@ describe('worker shutdown', () => {
   it('SIGTERM releases the running node (attempt not counted) and exits promptly; a later worker finishes it', async () => {
     const planId = await ws.createPlan(workflow('long', { nodes: [`long [type=function toolCode=slow toolInput=${json({ ms: 2_000 })}]`] }));
     const worker = ws.spawn(['worker', '--poll', '0 0 * * * *']);
-    await waitUntil(async () => (await ws.store.getNode(planId, 'long')).status === 'running', 'the node to start');
+    await waitUntil(async () => (await ws.store.plans.node(planId, 'long')).status === 'running', 'the node to start');
 
     const signalledAt = Date.now();
     worker.kill('SIGTERM');
@@ -49,13 +49,13 @@ describe('worker shutdown', () => {
     expect(Date.now() - signalledAt).toBeLessThan(1_500); // did not wait for the 2 s tool
     expect(exit.stderr).toMatch(/SIGTERM: stopping/);
 
-    expect(await ws.store.getNode(planId, 'long')).toMatchObject({ status: 'ready', attempts: 0 });
-    const release = (await ws.store.listEvents(planId)).filter((e) => e.nodeId === 'long').at(-1);
+    expect(await ws.store.plans.node(planId, 'long')).toMatchObject({ status: 'ready', attempts: 0 });
+    const release = (await ws.store.events.list(planId)).filter((e) => e.nodeId === 'long').at(-1);
     expect(release).toMatchObject({ from: 'running', to: 'ready' });
     expect(release!.reason).toMatch(/released.*does not count/);
 
     expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
-    expect(await ws.store.getNode(planId, 'long')).toMatchObject({ status: 'done', attempts: 1, output: JSON.stringify({ waited: 2_000 }) });
-    expect((await ws.store.getPlan(planId)).status).toBe('completed');
+    expect(await ws.store.plans.node(planId, 'long')).toMatchObject({ status: 'done', attempts: 1, output: JSON.stringify({ waited: 2_000 }) });
+    expect((await ws.store.plans.get(planId)).status).toBe('completed');
   });
 });

@@ -42,15 +42,15 @@ describe('wake-ups', () => {
     }
     const created = Date.now();
 
-    await waitUntil(async () => (await ws.store.getPlan(planId)).status === 'completed', 'the chain to complete', 10_000);
+    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the chain to complete', 10_000);
     expect(Date.now() - created).toBeLessThan(10_000);
 
-    const nodes = await ws.store.getNodes(planId);
+    const nodes = await ws.store.plans.nodes(planId);
     expect(nodes.map((n) => n.status)).toEqual(Array(STEPS).fill('done'));
-    expect(nodes.map((n) => JSON.parse(n.output ?? 'null'))).toEqual(Array.from({ length: STEPS }, (_, i) => ({ step: i })));
+    expect(nodes.map((n) => JSON.parse(n.output ?? 'null') as unknown)).toEqual(Array.from({ length: STEPS }, (_, i) => ({ step: i })));
 
     // The gap between a step finishing and the next being claimed is a wake-up, not a poll.
-    const events = await ws.store.listEvents(planId);
+    const events = await ws.store.events.list(planId);
     const at = (node: string, to: string) => events.find((e) => e.nodeId === node && e.to === to)!.at.getTime();
     const gaps = nodes.slice(1).map((n, i) => at(n.id, 'running') - at(nodes[i]!.id, 'done'));
     expect(Math.max(...gaps)).toBeLessThan(1_000);

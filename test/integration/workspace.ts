@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openStore } from '../../src/store/index.js';
+import type { AttemptResult } from '../../src/engine/attempts.js';
 import type { NodeRecord, Store } from '../../src/store/types.js';
 import { cleanEnv, runDotplan, spawnDotplan, type DotplanProcess, type RunOptions, type RunResult } from '../support/cli.js';
 import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
@@ -39,6 +40,8 @@ export interface Workspace {
   nodes(planId: string): Promise<Map<string, NodeRecord>>;
   /** The lease token a running node holds right now, read straight from the database. */
   leaseToken(planId: string, nodeId: string): Promise<string | undefined>;
+  /** Reports an attempt's end with this token as a (late) worker would; the result, or the refusal. */
+  lateFinish(planId: string, nodeId: string, token: string, result: AttemptResult): Promise<{ status: string } | Error>;
   cleanup(): Promise<void>;
 }
 
@@ -87,9 +90,29 @@ export async function openWorkspace(backend: TestBackend = testBackend()): Promi
       return (JSON.parse(out) as { id: string }).id;
     },
     async nodes(planId) {
-      return new Map((await store.getNodes(planId)).map((n) => [n.id, n]));
+      return new Map((await store.plans.nodes(planId)).map((n) => [n.id, n]));
     },
     leaseToken: (planId, nodeId) => readLeaseToken(backend, url, dir, planId, nodeId),
+    async lateFinish(planId, nodeId, token, result) {
+      const claim = {
+        planId,
+        nodeId,
+        token,
+        type: 'function' as const,
+        attributes: {},
+        attempts: 1,
+        leaseExpiresAt: new Date(),
+        params: {},
+        planAttributes: {},
+      };
+      const { results } = await store.queue.finish([{ claim, result, jitter: 0 }], {
+        owner: 'late',
+        leaseMs: 1000,
+        limit: 0,
+        retryDefaults: { retries: 0, retryDelay: '1s' },
+      });
+      return results[0]!;
+    },
     async cleanup() {
       for (const child of spawned) child.kill('SIGKILL');
       await Promise.all([...spawned].map((c) => c.exited));
@@ -124,7 +147,15 @@ async function readLeaseToken(backend: TestBackend, url: string, dir: string, pl
 /** A DOT workflow: `nodes` as `id [attrs]` lines, `edges` as `a -> b` lines, graph attributes on top. */
 export function workflow(name: string, body: { graph?: Record<string, string>; nodes: string[]; edges?: string[] }): string {
   const graph = Object.entries({ mode: 'workflow', ...body.graph }).map(([k, v]) => `  ${k}=${JSON.stringify(v)}`);
-  return [`digraph ${name} {`, ...graph, '  node [status=pending]', ...body.nodes.map((n) => `  ${n}`), ...(body.edges ?? []).map((e) => `  ${e}`), '}', ''].join('\n');
+  return [
+    `digraph ${name} {`,
+    ...graph,
+    '  node [status=pending]',
+    ...body.nodes.map((n) => `  ${n}`),
+    ...(body.edges ?? []).map((e) => `  ${e}`),
+    '}',
+    '',
+  ].join('\n');
 }
 
 /** A DOT attribute value holding JSON (quoted and escaped for DOT). */
@@ -133,12 +164,19 @@ export function json(value: unknown): string {
 }
 
 /** `plan show --json` through the CLI, as an operator would read it. */
-export async function showPlan(ws: Workspace, planId: string): Promise<{ status: string; error?: string; nodes: Array<{ id: string; status: string; attempts: number; output?: string; answer?: string; error?: string }> }> {
-  return JSON.parse(await ws.ok(['plan', 'show', planId, '--json']));
+export async function showPlan(
+  ws: Workspace,
+  planId: string,
+): Promise<{
+  status: string;
+  error?: string;
+  nodes: Array<{ id: string; status: string; attempts: number; output?: string; answer?: string; error?: string }>;
+}> {
+  return JSON.parse(await ws.ok(['plan', 'show', planId, '--json'])) as Awaited<ReturnType<typeof showPlan>>;
 }
 
 /** Node id → status, plus the plan's status under `plan` (read through the test's store: quicker than the CLI). */
 export async function statuses(ws: Workspace, planId: string): Promise<Record<string, string>> {
-  const [plan, nodes] = await Promise.all([ws.store.getPlan(planId), ws.store.getNodes(planId)]);
+  const [plan, nodes] = await Promise.all([ws.store.plans.get(planId), ws.store.plans.nodes(planId)]);
   return { plan: plan.status, ...Object.fromEntries(nodes.map((n) => [n.id, n.status])) };
 }

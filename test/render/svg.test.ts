@@ -37,17 +37,20 @@ describe('renderSvg', () => {
     expect(fills.size).toBe(NODE_STATUSES.length);
   });
 
-  it('falls back to the id when a node has no label, and reads the seed\'s Chinese statuses', async () => {
-    const svg = await renderSvg({
-      strict: false,
-      attributes: {},
-      clusters: [],
-      nodes: [
-        { id: '节点1', attributes: { type: 'function', status: '已完成' } },
-        { id: 'ask', attributes: { type: 'confirm', status: '待用户输入中', label: '' } },
-      ],
-      edges: [{ from: '节点1', to: 'ask', attributes: {} }],
-    }, { legend: false });
+  it("falls back to the id when a node has no label, and reads the seed's Chinese statuses", async () => {
+    const svg = await renderSvg(
+      {
+        strict: false,
+        attributes: {},
+        clusters: [],
+        nodes: [
+          { id: '节点1', attributes: { type: 'function', status: '已完成' } },
+          { id: 'ask', attributes: { type: 'confirm', status: '待用户输入中', label: '' } },
+        ],
+        edges: [{ from: '节点1', to: 'ask', attributes: {} }],
+      },
+      { legend: false },
+    );
     expect(svg).toContain('>节点1</text>');
     expect(svg).toContain('>ask</text>');
     expect(svg).toContain(`fill="${STATUS_COLOURS.done.fill}"`);
@@ -56,16 +59,19 @@ describe('renderSvg', () => {
 
   it('shows labels as written: record punctuation, backslashes, quotes and markup are not interpreted', async () => {
     const label = 'a|b {c} <d> \\N "e" & f';
-    const svg = await renderSvg({
-      strict: false,
-      attributes: {},
-      clusters: [],
-      nodes: [
-        { id: 'r', attributes: { type: 'function', status: 'ready', shape: 'record', label } },
-        { id: 'p', attributes: { type: 'function', status: 'ready', label } },
-      ],
-      edges: [],
-    }, { legend: false });
+    const svg = await renderSvg(
+      {
+        strict: false,
+        attributes: {},
+        clusters: [],
+        nodes: [
+          { id: 'r', attributes: { type: 'function', status: 'ready', shape: 'record', label } },
+          { id: 'p', attributes: { type: 'function', status: 'ready', label } },
+        ],
+        edges: [],
+      },
+      { legend: false },
+    );
     const shown = 'a|b {c} &lt;d&gt; \\N &quot;e&quot; &amp; f';
     expect(svg.split(`>${shown}</text>`).length - 1).toBe(2);
   });
@@ -105,16 +111,19 @@ describe('renderSvg', () => {
   });
 
   it('nests clusters and keeps plan-only attributes out of the drawing', () => {
-    const viz = toVizGraph({
-      strict: true,
-      attributes: { rankdir: 'LR', params: 'topic', goal: 'g' },
-      clusters: [
-        { id: 'cluster_outer', attributes: { label: 'Outer' } },
-        { id: 'cluster_inner', attributes: { label: 'Inner' }, parent: 'cluster_outer' },
-      ],
-      nodes: [{ id: 'x', attributes: { type: 'function', status: 'pending', toolCode: 'echo', toolInput: 'secret' }, cluster: 'cluster_inner' }],
-      edges: [],
-    }, { legend: false });
+    const viz = toVizGraph(
+      {
+        strict: true,
+        attributes: { rankdir: 'LR', params: 'topic', goal: 'g' },
+        clusters: [
+          { id: 'cluster_outer', attributes: { label: 'Outer' } },
+          { id: 'cluster_inner', attributes: { label: 'Inner' }, parent: 'cluster_outer' },
+        ],
+        nodes: [{ id: 'x', attributes: { type: 'function', status: 'pending', toolCode: 'echo', toolInput: 'secret' }, cluster: 'cluster_inner' }],
+        edges: [],
+      },
+      { legend: false },
+    );
     expect(viz.strict).toBe(true);
     expect(viz.graphAttributes).toMatchObject({ rankdir: 'LR' });
     expect(viz.graphAttributes).not.toHaveProperty('params');
@@ -123,5 +132,24 @@ describe('renderSvg', () => {
     expect(outer?.subgraphs?.[0]?.name).toBe('cluster_inner');
     expect(outer?.subgraphs?.[0]?.nodes?.[0]?.name).toBe('x');
     expect(JSON.stringify(viz)).not.toContain('secret');
+  });
+});
+
+describe('label escapes', () => {
+  it('break lines at \\n, \\l and \\r as Graphviz does, and show other backslashes as written', async () => {
+    const graph: PlanGraph = {
+      strict: false,
+      attributes: {},
+      clusters: [],
+      nodes: [
+        { id: 'a', attributes: { label: 'first\\nsecond\\lthird\\r', type: 'function', status: 'pending', shape: 'box' } },
+        { id: 'b', attributes: { label: 'C:\\Names\\N', type: 'function', status: 'pending', shape: 'box' } },
+      ],
+      edges: [],
+    };
+    const svg = await renderSvg(graph, { legend: false });
+    for (const line of ['first', 'second', 'third']) expect(svg).toContain(`>${line}</text>`);
+    expect(svg).toContain('text-anchor="start"'); // \l: left-justified
+    expect(svg).toContain('>C:\\Names\\N</text>');
   });
 });

@@ -40,7 +40,7 @@ describe('openStore', () => {
       expect(store.backend).toBe('sqlite');
       expect(existsSync(join(dir, '.dotplan', 'dotplan.db'))).toBe(true);
       expect(existsSync(join(dir, '.dotplan', 'dotplan.db-wal'))).toBe(true);
-      expect(await store.listPlans()).toEqual([]);
+      expect(await store.plans.list()).toEqual([]);
     } finally {
       await store.close();
     }

@@ -19,7 +19,9 @@ async function introspect(db: Db, tables: string[]): Promise<Record<string, Actu
   const out: Record<string, ActualTable> = {};
   for (const table of tables) {
     if (db.dialect === 'sqlite') {
-      const columns = await db.all<{ name: string; type: string; notnull: number; pk: number }>(`SELECT name, type, "notnull", pk FROM pragma_table_info('${table}')`);
+      const columns = await db.all<{ name: string; type: string; notnull: number; pk: number }>(
+        `SELECT name, type, "notnull", pk FROM pragma_table_info('${table}')`,
+      );
       const list = await db.all<{ name: string; unique: number; origin: string }>(`SELECT name, "unique", origin FROM pragma_index_list('${table}')`);
       const indexes = [];
       for (const index of list.filter((i) => i.origin === 'c')) {
@@ -71,7 +73,11 @@ function driftSuite(backend: TestBackend) {
 
     it('parses the models it checks', () => {
       expect(expected.map((t) => t.name).sort()).toEqual(['edges', 'events', 'nodes', 'plans', 'revisions']);
-      expect(expected.find((t) => t.name === 'nodes')!.columns.find((c) => c.name === 'lease_expires_at')).toEqual({ name: 'lease_expires_at', prismaType: 'BigInt', nullable: true });
+      expect(expected.find((t) => t.name === 'nodes')!.columns.find((c) => c.name === 'lease_expires_at')).toEqual({
+        name: 'lease_expires_at',
+        prismaType: 'BigInt',
+        nullable: true,
+      });
     });
 
     it('has exactly the tables of the models (plus the migrations record)', async () => {
@@ -79,7 +85,10 @@ function driftSuite(backend: TestBackend) {
     });
 
     it('has every model column with its type and nullability, and no other column', async () => {
-      const actual = await introspect(db, expected.map((t) => t.name));
+      const actual = await introspect(
+        db,
+        expected.map((t) => t.name),
+      );
       for (const table of expected) {
         const want = table.columns.map((c) => ({ name: c.name, type: COLUMN_TYPES[c.prismaType]![backend], nullable: c.nullable }));
         expect({ table: table.name, columns: [...actual[table.name]!.columns].sort((a, b) => a.name.localeCompare(b.name)) }).toEqual({
@@ -90,7 +99,10 @@ function driftSuite(backend: TestBackend) {
     });
 
     it('has the indexes the models declare, and no other', async () => {
-      const actual = await introspect(db, expected.map((t) => t.name));
+      const actual = await introspect(
+        db,
+        expected.map((t) => t.name),
+      );
       for (const table of expected) {
         expect({ table: table.name, indexes: sortIndexes(actual[table.name]!.indexes) }).toEqual({ table: table.name, indexes: sortIndexes(table.indexes) });
       }

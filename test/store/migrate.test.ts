@@ -13,7 +13,10 @@ const postgresWanted = process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.t
 
 describe('splitStatements', () => {
   it('drops comment lines and splits at semicolons that end a line', () => {
-    expect(splitStatements('-- a comment; with a semicolon\nCREATE TABLE a (x TEXT);\n\n-- next\nCREATE INDEX i ON a (x);')).toEqual(['CREATE TABLE a (x TEXT)', 'CREATE INDEX i ON a (x)']);
+    expect(splitStatements('-- a comment; with a semicolon\nCREATE TABLE a (x TEXT);\n\n-- next\nCREATE INDEX i ON a (x);')).toEqual([
+      'CREATE TABLE a (x TEXT)',
+      'CREATE INDEX i ON a (x)',
+    ]);
   });
 });
 
@@ -39,7 +42,10 @@ function migrationSuite(backend: TestBackend) {
       const migrations = join(dir, 'migrations');
       await (await openStore({ url, migrationsDir: migrations })).close();
       mkdirSync(join(migrations, provider, '9001_extra'));
-      writeFileSync(join(migrations, provider, '9001_extra', 'migration.sql'), '-- test only\nCREATE TABLE extra_test (id INTEGER NOT NULL);\nCREATE INDEX extra_test_id_idx ON extra_test (id);\n');
+      writeFileSync(
+        join(migrations, provider, '9001_extra', 'migration.sql'),
+        '-- test only\nCREATE TABLE extra_test (id INTEGER NOT NULL);\nCREATE INDEX extra_test_id_idx ON extra_test (id);\n',
+      );
       const connection = await connect(resolveDatabase(url));
       try {
         expect(await migrate(connection.db, migrations)).toEqual(['9001_extra']);

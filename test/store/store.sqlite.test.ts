@@ -1,3 +1,7 @@
-import { storeSuite } from './store-suite.js';
+import { plansSuite } from './plans-suite.js';
+import { queueSuite } from './queue-suite.js';
+import { revisionsSuite } from './revisions-suite.js';
 
-storeSuite('sqlite');
+plansSuite('sqlite');
+queueSuite('sqlite');
+revisionsSuite('sqlite');

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
 
 export const DOTPLAN_BIN = fileURLToPath(new URL('../../bin/dotplan.js', import.meta.url));
 
@@ -69,16 +70,16 @@ export function spawnDotplan(args: readonly string[], options: RunOptions = {}):
   let stdout = '';
   let stderr = '';
   const watchers = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     watchers.forEach((w) => w());
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
     watchers.forEach((w) => w());
   });
-  child.stdin!.on('error', () => undefined);
-  child.stdin!.end(options.input ?? '');
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.input ?? '');
   const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
   let hasExited = false;
   const exited = new Promise<RunResult>((resolve) => {
@@ -101,9 +102,13 @@ export function spawnDotplan(args: readonly string[], options: RunOptions = {}):
         const check = () => {
           const line = `${stdout}\n${stderr}`.split('\n').find((l) => pattern.test(l));
           if (line !== undefined) finish(() => resolve(line));
-          else if (hasExited) finish(() => reject(new Error(`dotplan ${args.join(' ')} exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)));
+          else if (hasExited)
+            finish(() => reject(new Error(`dotplan ${args.join(' ')} exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)));
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))), timeoutMs);
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))),
+          timeoutMs,
+        );
         const finish = (settle: () => void) => {
           clearTimeout(timer);
           watchers.delete(check);
@@ -117,7 +122,12 @@ export function spawnDotplan(args: readonly string[], options: RunOptions = {}):
 }
 
 /** Polls `probe` until it returns something other than undefined/false; rejects after `timeoutMs`. */
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -128,7 +138,7 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined | false> |
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${inspect(lastError)})` : ''}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

@@ -51,7 +51,7 @@ async function createSqliteStore(options: Omit<OpenStoreOptions, 'url'>): Promis
 }
 
 /** A fresh, empty PostgreSQL database; returns its URL and a function that drops it. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = postgresServerUrl();
   const name = `dotplan_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: server });
@@ -65,7 +65,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
+    drop: async () => {
       const client = new pg.Client({ connectionString: server });
       await client.connect();
       try {

@@ -1,61 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { decideReadiness } from '../../src/engine/readiness.js';
-import { executeNode } from '../../src/engine/execute-node.js';
-import type { NodeStatus } from '../../src/model/types.js';
+import { answer, finishAttempts, start, StepBuilder } from '../../src/engine/index.js';
+import { executeNode } from '../../src/execute/execute-node.js';
 import { instantiateTemplate, loadTemplate } from '../../src/templates/index.js';
 import { createRegistry } from '../../src/tools/registry.js';
+import { SimPlan } from '../engine/sim.js';
 
-interface NodeState {
-  status: NodeStatus;
-  output?: string;
-  answer?: string;
-}
+const worker = { retryDefaults: { retries: 0, retryDelay: '1s' }, owner: 'test', claim: 0 };
 
 /**
- * Runs an instantiated template in memory, in the order the engine would: a pending node runs once its
- * readiness says so, confirm nodes take `answers[id]` or their `default`. No store, no worker: this
- * checks the templates' wiring (references, tool inputs, when-branches), not the engine.
+ * Runs an instantiated template in memory with the engine's own rules (readiness, when-branches,
+ * skips) over an in-memory plan: ready nodes run with the built-in tools, confirm nodes ask and take
+ * `answers[id]` or their `default`. No store, no worker: this checks the templates' wiring
+ * (references, tool inputs, when-branches).
  */
 async function runTemplate(name: string, values: Record<string, string>, answers: Record<string, string> = {}) {
   const tools = await createRegistry();
   const { graph, params } = instantiateTemplate(loadTemplate(name), values);
-  const state = new Map<string, NodeState>(graph.nodes.map((n) => [n.id, { status: 'pending' }]));
-  for (let progress = true; progress; ) {
-    progress = false;
-    for (const node of graph.nodes) {
-      const current = state.get(node.id)!;
-      if (current.status !== 'pending') continue;
-      const incoming = graph.edges
-        .filter((e) => e.to === node.id)
-        .map((e) => {
-          const source = state.get(e.from)!;
-          return { from: e.from, when: e.attributes.when, sourceStatus: source.status, sourceOutput: source.output, sourceAnswer: source.answer };
-        });
-      const decision = decideReadiness(incoming);
-      if (decision === 'wait') continue;
-      progress = true;
-      if (decision === 'skipped') {
-        current.status = 'skipped';
-      } else if (node.attributes.type === 'confirm') {
-        Object.assign(current, { status: 'done', answer: answers[node.id] ?? node.attributes.default });
-      } else {
-        const { output } = await executeNode(
-          { id: node.id, type: node.attributes.type as 'function' | 'multiFunction', attributes: node.attributes },
-          {
-            planId: 'p',
-            attempt: 1,
-            signal: new AbortController().signal,
-            log: () => {},
-            params,
-            nodes: (id) => state.get(id),
-          },
-          tools,
-        );
-        Object.assign(current, { status: 'done', output });
+  const sim = new SimPlan(graph);
+  sim.apply(start(sim.snapshot(), sim.candidates()));
+  for (let ready = readyNodes(sim); ready.length > 0; ready = readyNodes(sim)) {
+    for (const id of ready) {
+      const claim = new StepBuilder(sim.snapshot());
+      claim.claim(id, 'test');
+      sim.apply(claim.build());
+      const node = sim.nodes.get(id)!;
+      if (node.attributes?.type === 'confirm') {
+        sim.apply(finishAttempts(sim.snapshot(), [{ node: id, result: { kind: 'asked' }, jitter: 0 }], worker));
+        sim.apply(answer(sim.snapshot(), id, answers[id] ?? node.attributes.default ?? '', { driver: 'person', name: 'test' }));
+        continue;
       }
+      const { output } = await executeNode(
+        { id, type: node.attributes?.type as 'function' | 'multiFunction', attributes: node.attributes ?? {} },
+        { planId: 'p', attempt: 1, signal: new AbortController().signal, log: () => {}, params, nodes: (n) => sim.nodes.get(n) },
+        tools,
+      );
+      sim.apply(finishAttempts(sim.snapshot(), [{ node: id, result: { kind: 'done', output }, jitter: 0 }], worker));
     }
   }
-  return state;
+  return sim.nodes;
+}
+
+function readyNodes(sim: SimPlan): string[] {
+  return [...sim.nodes.values()].filter((n) => n.status === 'ready').map((n) => n.id);
 }
 
 describe('the shipped templates run to completion with the built-in tools', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readDot } from '../../src/dot/index.js';
-import { decideReadiness, type IncomingEdge } from '../../src/engine/readiness.js';
-import type { NodeStatus, PlanGraph } from '../../src/model/types.js';
+import { answer as answerNode, finishAttempts, start, StepBuilder, type AttemptResult } from '../../src/engine/index.js';
+import type { PlanGraph } from '../../src/model/types.js';
 import { findReferences } from '../../src/model/references.js';
 import { instantiateTemplate, listTemplates, loadTemplate } from '../../src/templates/index.js';
 import { builtinTools } from '../../src/tools/builtin/index.js';
 import { validateGraph } from '../../src/validate/index.js';
+import { SimPlan } from '../engine/sim.js';
 
 const tools = builtinTools();
 const catalogue = { has: (code: string) => tools.some((t) => t.code === code) };
@@ -122,34 +123,44 @@ describe('the shipped templates', () => {
 describe('the approval template branches on the answer', () => {
   const { graph } = loadTemplate('approval');
 
-  /** Readiness of `target` when `approve` is done with `answer` and the other nodes have the given statuses. */
-  function readiness(target: string, answer: string, statuses: Record<string, NodeStatus> = {}) {
-    const incoming: IncomingEdge[] = graph.edges
-      .filter((e) => e.to === target)
-      .map((e) => ({
-        from: e.from,
-        when: e.attributes.when,
-        sourceStatus: e.from === 'approve' ? 'done' : (statuses[e.from] ?? 'pending'),
-        sourceAnswer: e.from === 'approve' ? answer : null,
-        sourceOutput: null,
-      }));
-    return decideReadiness(incoming);
+  const worker = { retryDefaults: { retries: 0, retryDelay: '1s' }, owner: 'test', claim: 0 };
+
+  /** The plan after `approve` was answered with `answer`, with the engine's own rules. */
+  function answered(answer: string): SimPlan {
+    const sim = new SimPlan(graph);
+    sim.apply(start(sim.snapshot(), sim.candidates()));
+    run(sim, 'request', { kind: 'done', output: 'a request' });
+    run(sim, 'approve', { kind: 'asked' });
+    sim.apply(answerNode(sim.snapshot(), 'approve', answer, { driver: 'person', name: 'test' }));
+    return sim;
+  }
+
+  function run(sim: SimPlan, id: string, result: AttemptResult): void {
+    const claim = new StepBuilder(sim.snapshot());
+    claim.claim(id, 'test');
+    sim.apply(claim.build());
+    sim.apply(finishAttempts(sim.snapshot(), [{ node: id, result, jitter: 0 }], worker));
   }
 
   for (const answer of ['yes', 'Y', ' approve ']) {
     it(`answer ${JSON.stringify(answer)}: approved runs, rejected is skipped, notify runs after`, () => {
-      expect(readiness('approved', answer)).toBe('ready');
-      expect(readiness('rejected', answer)).toBe('skipped');
-      expect(readiness('notify', answer, { approved: 'running', rejected: 'skipped' })).toBe('wait');
-      expect(readiness('notify', answer, { approved: 'done', rejected: 'skipped' })).toBe('ready');
+      const sim = answered(answer);
+      expect([sim.status('approved'), sim.status('rejected'), sim.status('notify')]).toEqual(['ready', 'skipped', 'pending']);
+      const claim = new StepBuilder(sim.snapshot());
+      claim.claim('approved', 'test');
+      sim.apply(claim.build());
+      expect(sim.status('notify')).toBe('pending');
+      sim.apply(finishAttempts(sim.snapshot(), [{ node: 'approved', result: { kind: 'done', output: 'ok' }, jitter: 0 }], worker));
+      expect(sim.status('notify')).toBe('ready');
     });
   }
 
   for (const answer of ['no', 'reject', 'not now']) {
     it(`answer ${JSON.stringify(answer)}: rejected runs, approved is skipped, notify runs after`, () => {
-      expect(readiness('approved', answer)).toBe('skipped');
-      expect(readiness('rejected', answer)).toBe('ready');
-      expect(readiness('notify', answer, { approved: 'skipped', rejected: 'done' })).toBe('ready');
+      const sim = answered(answer);
+      expect([sim.status('approved'), sim.status('rejected'), sim.status('notify')]).toEqual(['skipped', 'ready', 'pending']);
+      run(sim, 'rejected', { kind: 'done', output: 'ok' });
+      expect(sim.status('notify')).toBe('ready');
     });
   }
 

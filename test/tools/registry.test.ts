@@ -22,9 +22,7 @@ describe('ToolRegistry', () => {
 
   it('refuses a duplicate code, naming both sources', () => {
     const registry = new ToolRegistry().register({ code: 'x', run: () => 1 }, 'first.mjs');
-    expect(() => registry.register({ code: 'x', run: () => 2 }, 'second.mjs')).toThrow(
-      /"x" from second\.mjs .* from first\.mjs/,
-    );
+    expect(() => registry.register({ code: 'x', run: () => 2 }, 'second.mjs')).toThrow(/"x" from second\.mjs .* from first\.mjs/);
   });
 
   it('refuses a user tool that clashes with a built-in', async () => {
@@ -35,9 +33,7 @@ describe('ToolRegistry', () => {
 
   it('passes the http allow-list to the http tool', async () => {
     const registry = await createRegistry({ http: { allowHosts: ['example.invalid'] } });
-    const error = await Promise.resolve(
-      registry.get('http')!.run({ url: 'http://other.invalid/' }, toolContext()),
-    ).catch((e: unknown) => e);
+    const error = await Promise.resolve(registry.get('http')!.run({ url: 'http://other.invalid/' }, toolContext())).catch((e: unknown) => e);
     expect((error as Error).message).toContain('(example.invalid)');
   });
 });
@@ -49,7 +45,9 @@ describe('user tool modules', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'dotplan-tools-')), 'log.txt');
     await registry.get('record')!.run({ file }, toolContext({ nodeId: 'n7', attempt: 2 }));
     expect(readFileSync(file, 'utf8')).toBe(`plan-1 n7 2 ${process.pid}\n`);
-    const error = await Promise.resolve().then(() => registry.get('fail')!.run({}, toolContext())).catch((e: unknown) => e);
+    const error = await Promise.resolve()
+      .then(() => registry.get('fail')!.run({}, toolContext()))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ retryable: false });
   });
 

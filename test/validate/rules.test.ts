@@ -53,7 +53,9 @@ describe('per-type attributes', () => {
     expect(codes(ok)).toEqual([]);
     const bad = (json: string) => check(`a [type=multiFunction, status=pending, toolCalls="${json.replace(/"/g, '\\"')}"]`).diagnostics;
     expect(bad('{"toolCode": "echo"}')).toMatchObject([{ code: 'TOOL_CALLS_INVALID', node: 'a', message: expect.stringContaining('not a JSON array') }]);
-    expect(bad('[{"toolCode": "echo"}, {"tool": "x"}]')).toMatchObject([{ code: 'TOOL_CALLS_INVALID', message: expect.stringContaining('call 2 has no "toolCode"') }]);
+    expect(bad('[{"toolCode": "echo"}, {"tool": "x"}]')).toMatchObject([
+      { code: 'TOOL_CALLS_INVALID', message: expect.stringContaining('call 2 has no "toolCode"') },
+    ]);
     expect(bad('[]')).toMatchObject([{ code: 'TOOL_CALLS_INVALID' }]);
     expect(bad('[{"toolCode": "eco"}]')).toMatchObject([{ code: 'TOOL_UNKNOWN', attribute: 'toolCalls', message: expect.stringContaining('echo') }]);
     expect(codes('a [type=multiFunction, status=ready]')).toEqual(['error:TOOL_CALLS_MISSING']);
@@ -69,7 +71,7 @@ describe('per-type attributes', () => {
   it('needs a question where a person is asked', () => {
     expect(codes('a [type=confirm, status=ready]')).toEqual(['error:QUESTION_MISSING']);
     expect(codes(`a [${F}, status=awaiting_input]`)).toEqual(['error:QUESTION_MISSING']);
-    expect(codes(`a [${F}, status=awaiting_input, question=""]`)).toEqual(['warning:QUESTION_EMPTY']);
+    expect(codes(`a [${F}, status=awaiting_input, question=""]`)).toEqual(['error:QUESTION_EMPTY']);
     expect(codes('a [type=confirm, status=pending]')).toEqual(['warning:QUESTION_MISSING']);
     expect(codes('a [type=confirm, status=awaiting_input, question="Ship?"]')).toEqual([]);
   });
@@ -103,7 +105,12 @@ describe('references', () => {
   });
 
   it('tells a missing node from one that exists but is not upstream, and suggests the edge', () => {
-    const body = [`a [${F}, status=pending, toolInput="{{nodes.c.output}}"]`, `b [${F}, status=pending, question="{{nodes.aa.answer}}"]`, `c [${F}, status=pending]`, 'a -> b'].join('\n');
+    const body = [
+      `a [${F}, status=pending, toolInput="{{nodes.c.output}}"]`,
+      `b [${F}, status=pending, question="{{nodes.aa.answer}}"]`,
+      `c [${F}, status=pending]`,
+      'a -> b',
+    ].join('\n');
     const result = check(body);
     expect(result.diagnostics.map((d) => [d.code, d.node, d.attribute, d.line])).toEqual([
       ['REFERENCE_NOT_UPSTREAM', 'a', 'toolInput', 2],
@@ -172,7 +179,13 @@ describe('graph structure', () => {
   });
 
   it('does not change the graph it is given', () => {
-    const graph: PlanGraph = { strict: false, attributes: {}, nodes: [{ id: 'a', attributes: { type: 'function', status: '待运行', toolCode: 'echo' } }], edges: [], clusters: [] };
+    const graph: PlanGraph = {
+      strict: false,
+      attributes: {},
+      nodes: [{ id: 'a', attributes: { type: 'function', status: '待运行', toolCode: 'echo' } }],
+      edges: [],
+      clusters: [],
+    };
     const result = validateGraph(graph, options);
     expect(result.graph?.nodes[0]!.attributes['status']).toBe('ready');
     expect(graph.nodes[0]!.attributes['status']).toBe('待运行');
@@ -197,7 +210,9 @@ describe('assertValidDot / assertValidGraph', () => {
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.diagnostics.map((d) => d.code)).toEqual(['TOOL_CODE_MISSING', 'TYPE_UNKNOWN']);
     expect(error.message).toMatch(/^plan\.dot:2: error TOOL_CODE_MISSING: .*\(and 1 more error\)$/);
-    expect(() => assertValidGraph({ strict: false, attributes: {}, nodes: [{ id: 'x', attributes: {} }], edges: [], clusters: [] }, options)).toThrow(/NODE_UNDECLARED/);
+    expect(() => assertValidGraph({ strict: false, attributes: {}, nodes: [{ id: 'x', attributes: {} }], edges: [], clusters: [] }, options)).toThrow(
+      /NODE_UNDECLARED/,
+    );
   });
 
   it('reports a DOT that cannot be read with its DOT_* code and no graph', () => {

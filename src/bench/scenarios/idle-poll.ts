@@ -30,17 +30,17 @@ export async function measureIdlePoll(
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(CREATE_PARALLEL, plans) }, async () => {
-      while (next < plans) await store.createPlan({ ...finishedPlan(next++), status: 'completed' });
+      while (next < plans) await store.plans.create(finishedPlan(next++));
     }),
   );
-  const stored = (await store.listPlans()).length;
+  const stored = (await store.plans.list()).length;
   const owner = `dotplan-bench-idle-${process.pid}`;
-  const retries = defaultConfig().retry.retries;
+  const retryDefaults = defaultConfig().retry;
   let claimed = 0;
   const round = async () => {
-    await store.expireLeases({ defaultRetries: retries });
-    claimed += (await store.claimReady({ owner, limit: concurrency, leaseMs: 30_000 })).length;
-    await store.countActive();
+    await store.queue.expire({ retryDefaults });
+    claimed += (await store.queue.claim({ owner, limit: concurrency, leaseMs: 30_000 })).length;
+    await store.queue.outlook();
   };
   for (let i = 0; i < WARM_UP; i++) await round();
   const started = performance.now();

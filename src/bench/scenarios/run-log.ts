@@ -8,7 +8,7 @@ import { NOOP_TOOL } from './shapes.js';
  */
 export class RunLog {
   readonly #runs = new Map<string, Map<string, number>>();
-  readonly #starts = new Map<string, number[]>();
+  readonly #starts = new Map<string, Array<{ node: string; at: number }>>();
 
   /** The built-in tools plus `noop`, on a real registry. */
   async registry(): Promise<ToolRegistry> {
@@ -20,11 +20,11 @@ export class RunLog {
         run: (_input, ctx) => {
           const at = performance.now();
           let runs = this.#runs.get(ctx.planId);
-          if (!runs) this.#runs.set(ctx.planId, (runs = new Map()));
+          if (!runs) this.#runs.set(ctx.planId, (runs = new Map<string, number>()));
           runs.set(ctx.nodeId, (runs.get(ctx.nodeId) ?? 0) + 1);
           let starts = this.#starts.get(ctx.planId);
           if (!starts) this.#starts.set(ctx.planId, (starts = []));
-          starts.push(at);
+          starts.push({ node: ctx.nodeId, at });
           return null;
         },
       },
@@ -38,8 +38,8 @@ export class RunLog {
     return this.#runs.get(planId) ?? new Map();
   }
 
-  /** When each tool run of a plan started, in the order they started. */
-  starts(planId: string): readonly number[] {
-    return this.#starts.get(planId) ?? [];
+  /** When each tool run of a plan started (of the nodes `only` accepts), in the order they started. */
+  starts(planId: string, only: (node: string) => boolean = () => true): number[] {
+    return (this.#starts.get(planId) ?? []).filter((s) => only(s.node)).map((s) => s.at);
   }
 }

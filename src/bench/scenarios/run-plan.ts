@@ -40,13 +40,13 @@ export async function runPlan(store: Store, tools: ToolCatalogue, planId: string
   const finished = new Promise<{ at: number; status: PlanStatus } | Error>((resolve) => (settle = resolve));
   const check = async (at: number) => {
     try {
-      const { status } = await store.getPlan(planId);
+      const { status } = await store.plans.get(planId);
       if (FINISHED.includes(status)) settle({ at, status });
     } catch (error) {
       settle(error instanceof Error ? error : new Error(String(error)));
     }
   };
-  const unsubscribe = store.onWake((event) => {
+  const unsubscribe = store.events.onWake((event) => {
     if (event.reason === 'plan' && event.planId === planId) void check(performance.now());
   });
   const safety = setInterval(() => void check(performance.now()), 1000);
@@ -72,7 +72,7 @@ export async function runPlan(store: Store, tools: ToolCatalogue, planId: string
 
 /** Every node done and its tool run exactly once, or an error saying what went wrong. */
 export async function checkRun(store: Store, log: RunLog, planId: string): Promise<RunCheck> {
-  const [plan, nodes] = await Promise.all([store.getPlan(planId), store.getNodes(planId)]);
+  const [plan, nodes] = await Promise.all([store.plans.get(planId), store.plans.nodes(planId)]);
   const runs = log.runs(planId);
   const check: RunCheck = {
     nodes: nodes.length,

@@ -38,3 +38,32 @@ function planInput(title: string, list: GraphNode[], edges: PlanGraph['edges']):
   const graph: PlanGraph = { name: 'bench', strict: false, attributes: { mode: 'workflow', label: title }, nodes: list, edges, clusters: [] };
   return { title, graph, dot: writeDot(graph), author: 'operator', updateLog: 'dotplan bench' };
 }
+
+/** A chain whose every edge has a `when` condition that holds (`!never`): readiness goes through the branch rule at each step. */
+export function whenChainPlan(count: number): CreatePlanInput {
+  const list = nodes(count);
+  const edges = list.slice(1).map((node, i) => ({ from: list[i]!.id, to: node.id, attributes: { when: '!never' } }));
+  return planInput(`when chain: ${count} no-op steps behind when edges`, list, edges);
+}
+
+/** A ladder: each step joins the step before and a side node of its own (which runs at once), so each step has two parents. */
+export function ladderPlan(count: number): CreatePlanInput {
+  const list = nodes(count);
+  const sides = list.map((node) => ({ id: `${node.id}s`, attributes: { type: 'function', toolCode: NOOP_TOOL } }));
+  const edges = [
+    ...list.slice(1).map((node, i) => ({ from: list[i]!.id, to: node.id, attributes: {} })),
+    ...list.map((node, i) => ({ from: sides[i]!.id, to: node.id, attributes: {} })),
+  ];
+  return planInput(`ladder: ${count} no-op steps, each joining two parents`, [...list, ...sides], edges);
+}
+
+/** `count` independent no-op nodes that all lead to one `join` node. */
+export function joinPlan(count: number): CreatePlanInput {
+  const list = nodes(count);
+  const join = { id: 'join', attributes: { type: 'function', toolCode: NOOP_TOOL } };
+  return planInput(
+    `join: ${count} no-op nodes into one`,
+    [...list, join],
+    list.map((node) => ({ from: node.id, to: 'join', attributes: {} })),
+  );
+}

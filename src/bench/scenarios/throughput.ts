@@ -19,8 +19,7 @@ export async function measureThroughput(
   nodes: number,
   concurrency: number,
 ): Promise<{ result: BenchResult; check: RunCheck; elapsedMs: number }> {
-  const plan = await store.createPlan(independentPlan(nodes));
-  await store.startPlan(plan.id);
+  const plan = await store.plans.create(independentPlan(nodes));
   const run = await runPlan(store, tools, plan.id, concurrency, 60_000 + nodes * 20);
   const elapsedMs = run.finishedAt - run.startedAt;
   const check = await checkRun(store, log, plan.id);

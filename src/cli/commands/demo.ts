@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { createPlan } from '../../plans/create-plan.js';
-import type { NodeRecord, Store } from '../../store/index.js';
+import type { Dotplan } from '../../operations/dotplan.js';
+import { endsPlan, type NodeRecord } from '../../store/index.js';
 import { parseSetFlags } from '../../templates/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
-import { watchPlan } from '../../worker/event-feed.js';
-import { Worker } from '../../worker/worker.js';
 import { formatTable, type CliIO } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -16,37 +14,34 @@ const DEMO_VALUES = { topic: 'DOT execution plans' };
 export function registerDemoCommand(program: Command, getContext: GetContext): void {
   program
     .command('demo')
-    .description(`create a plan from a shipped template (default ${DEMO_TEMPLATE}) and run it to completion in-process, answering questions on the terminal (or with their default answers)`)
+    .description(
+      `create a plan from a shipped template (default ${DEMO_TEMPLATE}) and run it to completion in-process, answering questions on the terminal (or with their default answers)`,
+    )
     .option('--template <name|path>', 'template to run', DEMO_TEMPLATE)
     .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--json', 'print events as JSON lines')
     .action(async (opts: { template: string; set?: string[]; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const [store, tools] = await Promise.all([ctx.store(), ctx.tools()]);
+      const dotplan = await ctx.dotplan();
       const values = opts.set ? parseSetFlags(opts.set) : opts.template === DEMO_TEMPLATE ? DEMO_VALUES : {};
       const started = Date.now();
-      const plan = await createPlan(store, tools, { template: opts.template, values });
-      if (!opts.json) ctx.io.err(`dotplan demo: plan ${plan.id} "${plan.title}" on ${store.backend}`);
+      const after = await dotplan.events.lastId();
+      const plan = await dotplan.create({ template: opts.template, values });
+      if (!opts.json) ctx.io.err(`dotplan demo: plan ${plan.id} "${plan.title}" on ${dotplan.store.backend}`);
       const printer = new ProgressPrinter((line) => (opts.json ? ctx.io.out(line) : ctx.io.err(line)), opts.json);
-      const worker = new Worker({
-        store,
-        tools,
-        poll: ctx.config.worker.poll,
-        concurrency: ctx.config.worker.concurrency,
-        leaseMs: ctx.config.worker.leaseMs,
-        retryDefaults: ctx.config.retry,
-      }).start();
+      const worker = dotplan.worker().start();
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
-      const watcher = watchPlan(store, plan.id, async (event) => {
+      const watcher = dotplan.events.follow({ planId: plan.id, after }, async (event) => {
         printer.print(event);
-        if (event.nodeId !== undefined && event.to === 'awaiting_input') {
-          const node = await store.getNode(plan.id, event.nodeId);
+        if (event.nodeId !== undefined && event.kind === 'status' && event.to === 'awaiting_input') {
+          const node = await dotplan.node(plan.id, event.nodeId);
           const answer = await askPerson(node, ctx.io, opts.json === true);
-          await store.answerNode(plan.id, node.id, answer, 'person');
+          await dotplan.answer(plan.id, node.id, answer);
         }
+        return endsPlan(event);
       });
       const last = await watcher.ended.finally(() => worker.stop());
-      if (!opts.json) await printSummary(store, plan.id, Date.now() - started, ctx.io);
+      if (!opts.json) await printSummary(dotplan, plan.id, Date.now() - started, ctx.io);
       if (last?.to !== 'completed') ctx.exitCode = 1;
     });
 }
@@ -68,14 +63,19 @@ async function askPerson(node: NodeRecord, io: CliIO, quiet: boolean): Promise<s
   }
 }
 
-async function printSummary(store: Store, planId: string, elapsedMs: number, io: CliIO): Promise<void> {
-  const [plan, nodes, edges] = await Promise.all([store.getPlan(planId), store.getNodes(planId), store.getEdges(planId)]);
+async function printSummary(dotplan: Dotplan, planId: string, elapsedMs: number, io: CliIO): Promise<void> {
+  const [plan, nodes, edges] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.edges(planId)]);
   const counts = new Map<string, number>();
   for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
   const sinks = nodes.filter((n) => !edges.some((e) => e.from === n.id) && n.status === 'done');
   io.out(`\nPlan ${plan.id} ${plan.status} in ${formatMs(elapsedMs)}: ${[...counts].map(([s, c]) => `${c} ${s}`).join(', ')}`);
   if (plan.error) io.out(`Error: ${plan.error}`);
-  io.out(formatTable([['NODE', 'STATUS', 'ATTEMPTS', 'OUTPUT / ANSWER / ERROR'], ...nodes.map((n) => [n.id, n.status, String(n.attempts), clip(n.error ?? n.answer ?? n.output ?? '')])]));
+  io.out(
+    formatTable([
+      ['NODE', 'STATUS', 'ATTEMPTS', 'OUTPUT / ANSWER / ERROR'],
+      ...nodes.map((n) => [n.id, n.status, String(n.attempts), clip(n.error ?? n.answer ?? n.output ?? '')]),
+    ]),
+  );
   for (const sink of sinks) io.out(`\nResult of ${sink.id}:\n${sink.output ?? ''}`);
   io.out(`\nInspect it: dotplan plan show ${plan.id} · dotplan plan events ${plan.id} · dotplan render <file>`);
 }

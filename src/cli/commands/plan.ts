@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { InvalidInputError, UsageError } from '../../errors/errors.js';
 import { PLAN_STATUSES, type PlanStatus } from '../../model/types.js';
-import { createPlan } from '../../plans/create-plan.js';
-import { livePlanDot, planJson } from '../../plans/plan-view.js';
+import { planJson } from '../../plans/plan-view.js';
 import { parseSetFlags } from '../../templates/index.js';
-import { InvalidInputError } from '../../errors/errors.js';
 import { formatTable, printJson, readInput } from '../io.js';
+import { registerPlanControlCommands } from './plan-control.js';
+import { registerPlanHistoryCommands } from './plan-history.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
-  const plan = program.command('plan').description('create, list and inspect plans');
+  const plan = program.command('plan').description('create, list, inspect and control plans');
 
   plan
     .command('create')
@@ -18,16 +19,18 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--dot <file>', 'a DOT file (or - for standard input)')
     .option('--title <title>', 'plan title (default: the graph label)')
-    .option('--json', 'print {"id": ...}')
-    .action(async (opts: { template?: string; set?: string[]; dot?: string; title?: string; json?: boolean }, command: Command) => {
+    .option('--by <name>', 'who creates it (default: the OS user)')
+    .option('--json', 'print {"id": ..., "status": ...}')
+    .action(async (opts: { template?: string; set?: string[]; dot?: string; title?: string; by?: string; json?: boolean }, command: Command) => {
       if (!!opts.template === !!opts.dot) throw new InvalidInputError('give exactly one of --template <name|path> or --dot <file>');
       if (opts.dot && opts.set) throw new InvalidInputError('--set goes with --template; a DOT file carries its own values');
       const ctx = await getContext(command);
-      const [store, tools] = await Promise.all([ctx.store(), ctx.tools()]);
+      const dotplan = await ctx.dotplan();
       const title = opts.title !== undefined ? { title: opts.title } : {};
-      const created = opts.template
-        ? await createPlan(store, tools, { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title })
-        : await createPlan(store, tools, { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title });
+      const input = opts.template
+        ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
+        : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
+      const created = await dotplan.create(input, opts.by ? { by: opts.by } : {});
       if (opts.json) printJson(ctx.io, { id: created.id, status: created.status });
       else ctx.io.out(created.id);
     });
@@ -39,9 +42,19 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--json', 'print JSON')
     .action(async (opts: { status?: PlanStatus; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const plans = await (await ctx.store()).listPlans(opts.status ? { status: opts.status } : {});
+      const plans = (await (await ctx.dotplan()).plans(opts.status ? { status: opts.status } : {})).reverse();
       if (opts.json) {
-        printJson(ctx.io, plans.map((p) => ({ id: p.id, status: p.status, title: p.title, template: p.template, createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })));
+        printJson(
+          ctx.io,
+          plans.map((p) => ({
+            id: p.id,
+            status: p.status,
+            title: p.title,
+            template: p.template,
+            createdAt: p.createdAt.toISOString(),
+            updatedAt: p.updatedAt.toISOString(),
+          })),
+        );
         return;
       }
       if (plans.length === 0) {
@@ -57,36 +70,54 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .argument('<id>', 'plan id')
     .addOption(new Option('--format <format>', 'output format').choices(['dot', 'json']).default('dot'))
     .option('--json', 'same as --format json')
-    .action(async (id: string, opts: { format: 'dot' | 'json'; json?: boolean }, command: Command) => {
+    .option('--revision <n>', 'print revision n as it was written (see plan revisions), without live state')
+    .action(async (id: string, opts: { format: 'dot' | 'json'; json?: boolean; revision?: string }, command: Command) => {
       const ctx = await getContext(command);
-      const store = await ctx.store();
+      const dotplan = await ctx.dotplan();
+      if (opts.revision !== undefined) {
+        if (!/^[1-9]\d*$/.test(opts.revision)) throw new UsageError(`--revision "${opts.revision}": must be a revision number (1, 2, ...)`);
+        ctx.io.out((await dotplan.revision(id, Number(opts.revision))).dot);
+        return;
+      }
       if (opts.json || opts.format === 'json') {
-        const [record, nodes, edges] = await Promise.all([store.getPlan(id), store.getNodes(id), store.getEdges(id)]);
+        const [record, nodes, edges] = await Promise.all([dotplan.plan(id), dotplan.nodes(id), dotplan.edges(id)]);
         printJson(ctx.io, planJson(record, nodes, edges));
       } else {
-        ctx.io.out(await livePlanDot(store, id));
+        ctx.io.out(await dotplan.show(id));
       }
     });
 
   plan
     .command('events')
-    .description("print a plan's status changes: who, when, from, to, why")
+    .description("print a plan's audit log: status moves, answers, revisions, notices — who, when, why")
     .argument('<id>', 'plan id')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const store = await ctx.store();
-      await store.getPlan(id);
-      const events = await store.listEvents(id);
+      const events = await (await ctx.dotplan()).history(id);
       if (opts.json) {
-        printJson(ctx.io, events.map((e) => ({ ...e, at: e.at.toISOString() })));
+        printJson(
+          ctx.io,
+          events.map((e) => ({ ...e, at: e.at.toISOString() })),
+        );
         return;
       }
       ctx.io.out(
         formatTable([
-          ['ID', 'AT', 'NODE', 'DRIVER', 'MOVE', 'WHY'],
-          ...events.map((e) => [String(e.id), e.at.toISOString(), e.nodeId ?? '(plan)', e.driver, `${e.from || '∅'} → ${e.to}`, e.reason ?? '']),
+          ['ID', 'AT', 'KIND', 'NODE', 'WHO', 'MOVE', 'WHY'],
+          ...events.map((e) => [
+            String(e.id),
+            e.at.toISOString(),
+            e.kind,
+            e.nodeId ?? '(plan)',
+            e.actor ? `${e.driver}:${e.actor}` : e.driver,
+            e.kind === 'status' ? `${e.from || '∅'} → ${e.to}` : '',
+            [e.reason, e.detail ? JSON.stringify(e.detail) : undefined].filter(Boolean).join(' '),
+          ]),
         ]),
       );
     });
+
+  registerPlanControlCommands(plan, getContext);
+  registerPlanHistoryCommands(plan, getContext);
 }

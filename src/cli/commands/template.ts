@@ -12,25 +12,21 @@ export function registerTemplateCommands(program: Command, getContext: GetContex
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const templates = await listTemplates();
+      const templates = listTemplates();
       if (opts.json) {
         printJson(ctx.io, templates);
         return;
       }
-      const rows = templates.map((t) => [
-        t.name,
-        t.params.map((p) => (p.default !== undefined ? `${p.name}=${p.default}` : p.name)).join(',') || '-',
-        t.title,
-      ]);
+      const rows = templates.map((t) => [t.name, t.params.map((p) => (p.default !== undefined ? `${p.name}=${p.default}` : p.name)).join(',') || '-', t.title]);
       ctx.io.out(formatTable([['NAME', 'PARAMS', 'TITLE'], ...rows]));
     });
   template
     .command('show')
     .description("print a template's DOT source")
-    .argument('<name>', 'template name (see template list) or path to a .dot file')
+    .argument('<name>', 'a template name (see template list), or the path of a .dot file (with a "/", or an existing file ending in .dot)')
     .action(async (name: string, _opts: unknown, command: Command) => {
       const ctx = await getContext(command);
-      const found = await loadTemplate(name);
+      const found = loadTemplate(name);
       ctx.io.out(await readFile(found.path, 'utf8'));
     });
 }

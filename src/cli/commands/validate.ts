@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { dotLimits } from '../../config/dot-limits.js';
 import { formatDiagnostic } from '../../model/diagnostics.js';
 import { validateDot } from '../../validate/index.js';
 import { printJson, readInput } from '../io.js';
@@ -13,7 +14,7 @@ export function registerValidateCommand(program: Command, getContext: GetContext
     .action(async (file: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
       const source = file === '-' ? '<stdin>' : file;
-      const result = validateDot(await readInput(file), { tools: await ctx.tools(), source });
+      const result = validateDot(await readInput(file), { tools: await ctx.tools(), source, ...dotLimits(ctx.config) });
       if (!result.valid) ctx.exitCode = 1;
       if (opts.json) {
         printJson(ctx.io, { valid: result.valid, diagnostics: result.diagnostics });

@@ -1,94 +1,149 @@
-import type { NodeType } from '../../model/types.js';
-import type { ClaimedNode, ClaimOptions } from '../types.js';
-import { marks, type Queryable } from './executor.js';
-import { insertEvents } from './context.js';
+import { decodeText } from '../text.js';
+import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
+import type { NodeStatus, NodeType, PlanStatus } from '../../model/types.js';
+import { canMoveNode } from '../../state/node-moves.js';
 import { parseJsonObject } from '../rows.js';
+import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
+import { insertEvents } from './events.js';
+import { marks, type Queryable } from './executor.js';
 
 /**
- * Claiming ready work, atomically, with a lease from the database clock. A node is claimable when
- * it is `ready`, due (`run_after <= NOW`) and its plan is `running`; the scan walks the
- * (status, run_after, id) index, so an idle poll costs the same with 10 plans or 10,000.
- * PostgreSQL: one statement — `FOR UPDATE SKIP LOCKED` in a CTE, UPDATE … RETURNING, the events
- * inserted by a data-modifying CTE. SQLite: one `UPDATE … RETURNING` inside BEGIN IMMEDIATE.
- * Lease tokens are `<row id>.<random>`, so finishing finds the row by primary key.
+ * Claiming ready work, atomically, with a lease from the database clock: a node is claimable when
+ * it is `ready`, due (`run_after <= NOW`) and its plan is `running`, oldest due first; the scan
+ * walks the (status, run_after, id) index, so an idle poll costs the same with 10 plans or 10,000.
+ * PostgreSQL: `FOR UPDATE SKIP LOCKED`, one statement with its events, and each claimed node's
+ * basis (its dependents as they stand) for the one-statement finish. SQLite: one UPDATE … RETURNING
+ * inside the write transaction. Lease tokens are `<row id>.<random>`.
  */
+if (!canMoveNode('ready', 'running', 'engine')) throw new Error('the state machine no longer lets the engine claim');
+
+/** The plan check is a scalar subquery, not a join, so that the planner walks the index in order whatever its statistics say. */
+export const DUE = `n.status = 'ready' AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+
+/** Most dependents a claim describes; a node with more finishes through the locking path. */
+const BASIS_LIMIT = 500;
+
+/** The claimed row's columns and its basis (PostgreSQL), for RETURNING in a statement on `nodes`. */
+export const CLAIMED_COLUMNS =
+  `nodes.id AS "rowId", nodes.plan_id AS "planId", nodes.node_id AS "nodeId", nodes.type, nodes.label, nodes.attributes, nodes.attempts, ` +
+  `nodes.waiting, nodes.taken, nodes.lease_token AS "token", nodes.lease_expires_at AS "leaseExpiresAt"`;
+export const BASIS_DEPENDENTS =
+  `(SELECT CASE WHEN count(*) <= ${BASIS_LIMIT} THEN COALESCE(json_agg(d ORDER BY d.k), '[]'::json) END FROM (` +
+  `SELECT e.id AS k, c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
+  `FROM edges e JOIN nodes c ON c.plan_id = e.plan_id AND c.node_id = e.to_node WHERE e.plan_id = nodes.plan_id AND e.from_node = nodes.node_id LIMIT ${BASIS_LIMIT + 1}) d)`;
+
+const PG_CLAIM =
+  `WITH c AS (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED), ` +
+  `u AS (UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = nodes.id || '.' || replace(gen_random_uuid()::text, '-', ''), lease_expires_at = NOW + ?, ` +
+  `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${CLAIMED_COLUMNS}, ${BASIS_DEPENDENTS} AS "dependents"), ` +
+  `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'status', 'engine', ?, 'ready', 'running', ?, NOW FROM u ORDER BY "rowId") ` +
+  `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
+
+const sqliteClaim = (excluded: number) =>
+  `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
+  `attempts = attempts + 1, started_at = NOW, updated_at = NOW ` +
+  `WHERE id IN (SELECT n.id FROM nodes n WHERE ${DUE}${excluded > 0 ? ` AND n.id NOT IN (${marks(excluded)})` : ''} ORDER BY n.run_after, n.id LIMIT ?) ` +
+  `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+
 export interface ClaimRow {
-  id: number;
+  rowId: number;
   planId: string;
   nodeId: string;
   type: string;
   label: string | null;
   attributes: string;
   attempts: number;
+  waiting: number;
+  taken: number;
   token: string;
   leaseExpiresAt: number;
+  /** PostgreSQL: the dependents as the claim saw them (null: too many to describe). */
+  dependents?: Array<{ rowId: number; to: string; when: string | null; type: string; status: string; attempts: number; waiting: number; taken: number }> | null;
 }
 
-/** The plan check is a scalar subquery, not a join, so that the planner walks the index in order whatever its statistics say. */
-const DUE = `n.status = 'ready' AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
-export const CLAIM_RETURNING = `nodes.id, nodes.plan_id AS "planId", nodes.node_id AS "nodeId", nodes.type, nodes.label, nodes.attributes, nodes.attempts, nodes.lease_token AS "token", nodes.lease_expires_at AS "leaseExpiresAt"`;
-
-/**
- * How many dependents a claimed node has, counted up to 2: with any, finishing it needs
- * propagation (no batch fast path); with exactly one, the chain fast path may fit.
- */
-export const DEPENDENTS = `(SELECT count(*) FROM (SELECT 1 FROM edges e WHERE e.plan_id = nodes.plan_id AND e.from_node = nodes.node_id LIMIT 2) x) AS "dependents"`;
-
-const PG_CLAIM =
-  `WITH c AS (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED), ` +
-  `u AS (UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = nodes.id || '.' || replace(gen_random_uuid()::text, '-', ''), lease_expires_at = NOW + ?, ` +
-  `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${CLAIM_RETURNING}, ${DEPENDENTS}), ` +
-  `e AS (INSERT INTO events (plan_id, node_id, driver, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'engine', 'ready', 'running', ?, NOW FROM u) ` +
-  `SELECT u.*, p.params, p.attributes AS "planAttributes" FROM u JOIN plans p ON p.id = u."planId" ORDER BY u.id`;
-
-const SQLITE_CLAIM =
-  `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
-  `attempts = attempts + 1, started_at = NOW, updated_at = NOW ` +
-  `WHERE id IN (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ?) RETURNING ${CLAIM_RETURNING}`;
-
-/**
- * PostgreSQL: call outside a transaction (the statement is its own). The tokens of claimed nodes
- * that have dependents are added to `withDependents` with their count, up to 2 (finishAttempts
- * picks its path by it).
- */
-export async function claimPostgres(q: Queryable, options: ClaimOptions, withDependents?: Map<string, number>): Promise<ClaimedNode[]> {
-  const rows = await q.all<ClaimRow & { params: string; planAttributes: string; dependents: number }>(PG_CLAIM, [options.limit, options.owner, options.leaseMs, `claimed by ${options.owner}`]);
-  if (withDependents) for (const row of rows) if (row.dependents > 0) withDependents.set(row.token, row.dependents);
-  return toClaimed(rows, new Map(rows.map((r) => [r.planId, { params: r.params, attributes: r.planAttributes }])));
+export interface PlanColumns {
+  params: string;
+  planAttributes: string;
+  planStatus: string;
+  planMode: string;
 }
 
-/** SQLite: call inside a write transaction. */
-export async function claimSqlite(q: Queryable, options: ClaimOptions): Promise<ClaimedNode[]> {
-  const rows = await q.all<ClaimRow>(SQLITE_CLAIM, [options.owner, options.leaseMs, options.limit]);
+export const claimReason = (owner: string) => `claimed by ${owner}`;
+
+/** PostgreSQL: call outside a transaction (the statement is its own). */
+export async function claimPostgres(q: Queryable, options: ClaimOptions): Promise<ClaimedNode[]> {
+  const rows = await q.all<ClaimRow & PlanColumns>(PG_CLAIM, [options.limit, options.owner, options.leaseMs, options.owner, claimReason(options.owner)]);
+  return rows.map((row) => toClaimed(row, row));
+}
+
+/** SQLite: call inside a write transaction. `excluded`: rows a step just wrote, not claimed here (as on PostgreSQL, where one statement cannot see them). */
+export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded: readonly number[] = []): Promise<ClaimedNode[]> {
+  if (options.limit <= 0) return [];
+  const exclude = excluded.length <= 500 ? excluded : [];
+  const rows = await q.all<ClaimRow>(sqliteClaim(exclude.length), [options.owner, options.leaseMs, ...exclude, options.limit]);
   if (rows.length === 0) return [];
-  rows.sort((a, b) => a.id - b.id);
-  await insertEvents(q, rows.map((r) => ({ planId: r.planId, nodeId: r.nodeId, driver: 'engine' as const, from: 'ready', to: 'running', reason: `claimed by ${options.owner}` })));
+  rows.sort((a, b) => a.rowId - b.rowId);
+  const reason = claimReason(options.owner);
+  await insertEvents(
+    q,
+    rows.map((r) => ({ planId: r.planId, node: r.nodeId, kind: 'status', driver: 'engine', actor: options.owner, from: 'ready', to: 'running', reason })),
+  );
   const planIds = [...new Set(rows.map((r) => r.planId))];
-  const plans = await q.all<{ id: string; params: string; attributes: string }>(`SELECT id, params, attributes FROM plans WHERE id IN (${marks(planIds.length)})`, planIds);
-  return toClaimed(rows, new Map(plans.map((p) => [p.id, p])));
+  const plans = await q.all<PlanColumns & { id: string }>(
+    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode" FROM plans WHERE id IN (${marks(planIds.length)})`,
+    planIds,
+  );
+  const byId = new Map(plans.map((p) => [p.id, p]));
+  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
 }
 
-export function toClaimed(rows: readonly ClaimRow[], plans: Map<string, { params: string; attributes: string }>): ClaimedNode[] {
-  const parsed = new Map<string, { params: Record<string, string>; attributes: Record<string, string> }>();
-  return rows.map((row) => {
-    let plan = parsed.get(row.planId);
-    if (!plan) {
-      const text = plans.get(row.planId);
-      plan = { params: parseJsonObject(text?.params ?? '{}'), attributes: parseJsonObject(text?.attributes ?? '{}') };
-      parsed.set(row.planId, plan);
-    }
-    const claimed: ClaimedNode = {
-      planId: row.planId,
-      nodeId: row.nodeId,
-      type: row.type as NodeType,
-      attributes: parseJsonObject(row.attributes),
-      attempts: Number(row.attempts),
-      token: row.token,
-      leaseExpiresAt: new Date(Number(row.leaseExpiresAt)),
-      params: { ...plan.params },
-      planAttributes: { ...plan.attributes },
-    };
-    if (row.label !== null) claimed.label = row.label;
-    return claimed;
-  });
+export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
+  const attributes = parseJsonObject(row.attributes);
+  const planAttributes = parseJsonObject(plan.planAttributes);
+  const claimed: ClaimedNode = {
+    planId: row.planId,
+    nodeId: row.nodeId,
+    type: row.type as NodeType,
+    attributes,
+    attempts: Number(row.attempts),
+    token: row.token,
+    leaseExpiresAt: new Date(Number(row.leaseExpiresAt)),
+    params: parseJsonObject(plan.params),
+    planAttributes,
+  };
+  if (row.label !== null) claimed.label = decodeText(row.label);
+  if (row.dependents) {
+    const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };
+    claimed.basis = basisOf(row, planState, row.dependents);
+  }
+  return claimed;
+}
+
+function basisOf(row: ClaimRow, plan: PlanState, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {
+  const node: NodeState = {
+    id: row.nodeId,
+    type: row.type as NodeType,
+    status: 'running',
+    attempts: Number(row.attempts),
+    waiting: Number(row.waiting),
+    taken: Number(row.taken),
+    attributes: parseJsonObject(row.attributes),
+  };
+  return {
+    plan,
+    rowId: Number(row.rowId),
+    node,
+    dependents: dependents.map((d) => {
+      const edge: OutEdge = d.when === null ? { to: d.to } : { to: d.to, when: decodeText(d.when) };
+      const state: NodeState = {
+        id: d.to,
+        type: d.type as NodeType,
+        status: d.status as NodeStatus,
+        attempts: Number(d.attempts),
+        waiting: Number(d.waiting),
+        taken: Number(d.taken),
+      };
+      return { rowId: Number(d.rowId), edge, node: state };
+    }),
+  };
 }

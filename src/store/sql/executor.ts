@@ -53,3 +53,17 @@ export function chunk<T>(items: readonly T[], size = 500): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/**
+ * A statement written with `:name` placeholders, turned into `?` placeholders and the matching
+ * parameter list (a name may appear several times).
+ */
+export function named(sql: string, values: Readonly<Record<string, unknown>>): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const text = sql.replace(/(?<!:):([a-z_][a-z0-9_]*)/gi, (_, name: string) => {
+    if (!(name in values)) throw new Error(`no value for :${name}`);
+    params.push(values[name]);
+    return '?';
+  });
+  return { sql: text, params };
+}

@@ -7,7 +7,7 @@ import { withRetry } from './retry.js';
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20 || oid === 1700) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
 };
 
@@ -42,7 +42,10 @@ async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: re
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
 
-  constructor(readonly pool: pg.Pool, private readonly onClose: () => Promise<void>) {}
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly onClose: () => Promise<void>,
+  ) {}
 
   async all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]> {
     return (await query<T>(this.pool, sql, params)).rows;

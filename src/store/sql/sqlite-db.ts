@@ -25,7 +25,11 @@ export class SqliteDb implements Db {
   readonly #queue: { turn: Promise<unknown> };
   readonly #inner: Queryable;
 
-  constructor(handle: Database, file: string, private readonly onClose: () => Promise<void>) {
+  constructor(
+    handle: Database,
+    file: string,
+    private readonly onClose: () => Promise<void>,
+  ) {
     this.#handle = handle;
     let queue = turns.get(file);
     if (!queue) turns.set(file, (queue = { turn: Promise.resolve() }));
@@ -70,6 +74,11 @@ export class SqliteDb implements Db {
     const result = this.#queue.turn.then(fn, fn);
     this.#queue.turn = result.catch(() => undefined);
     return result;
+  }
+
+  /** Changes when another connection commits to the file (not on this connection's own commits). */
+  dataVersion(): Promise<number> {
+    return this.exclusive(async () => Number(this.#handle.pragma('data_version', { simple: true })));
   }
 
   async close(): Promise<void> {

@@ -11,11 +11,5 @@ export interface BuiltinOptions {
 
 /** The tools every registry starts with. */
 export function builtinTools(options: BuiltinOptions = {}): Tool[] {
-  return [
-    echoTool,
-    sleepTool,
-    templateTool,
-    jsonTool,
-    httpTool({ allowHosts: options.http?.allowHosts ?? [] }),
-  ] as Tool[];
+  return [echoTool, sleepTool, templateTool, jsonTool, httpTool({ allowHosts: options.http?.allowHosts ?? [] })] as Tool[];
 }

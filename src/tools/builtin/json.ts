@@ -3,10 +3,7 @@ import { ToolError } from '../../errors/errors.js';
 import { parsePathText, walkPath } from '../json-path.js';
 import type { Tool } from '../types.js';
 
-const input = z.union([
-  z.strictObject({ pick: z.string(), from: z.unknown() }),
-  z.strictObject({ merge: z.array(z.unknown()).min(1) }),
-]);
+const input = z.union([z.strictObject({ pick: z.string(), from: z.unknown() }), z.strictObject({ merge: z.array(z.unknown()).min(1) })]);
 
 /** Values arriving as JSON text (an upstream output inserted as text) are parsed first. */
 function structured(value: unknown): unknown {

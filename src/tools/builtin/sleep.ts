@@ -3,7 +3,10 @@ import { ToolError } from '../../errors/errors.js';
 import type { Tool } from '../types.js';
 
 /** setTimeout's limit (~24.8 days); longer waits would fire at once. */
-const ms = z.number().nonnegative().max(2 ** 31 - 1);
+const ms = z
+  .number()
+  .nonnegative()
+  .max(2 ** 31 - 1);
 const input = z.union([ms, z.object({ ms })]);
 
 /** `sleep`: waits `{ms}` (or a bare number of) milliseconds; stops at once when the signal aborts. */

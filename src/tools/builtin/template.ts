@@ -4,10 +4,7 @@ import { parsePath } from '../../model/references.js';
 import { valueToText, walkPath } from '../json-path.js';
 import type { Tool } from '../types.js';
 
-const input = z.union([
-  z.string(),
-  z.object({ template: z.string(), values: z.record(z.string(), z.unknown()).optional() }),
-]);
+const input = z.union([z.string(), z.object({ template: z.string(), values: z.record(z.string(), z.unknown()).optional() })]);
 
 const PLACEHOLDER = /\{\{\s*([\s\S]*?)\s*\}\}/g;
 
@@ -28,10 +25,7 @@ export function renderTemplate(template: string, values: Record<string, unknown>
   });
   if (missing.length > 0) {
     const known = Object.keys(values);
-    throw new ToolError(
-      `template: no value for ${missing.join(', ')}; values has ${known.length > 0 ? known.join(', ') : 'no keys'}`,
-      { retryable: false },
-    );
+    throw new ToolError(`template: no value for ${missing.join(', ')}; values has ${known.length > 0 ? known.join(', ') : 'no keys'}`, { retryable: false });
   }
   return text;
 }

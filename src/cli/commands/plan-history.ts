@@ -1,0 +1,121 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors/errors.js';
+import { formatDiff } from '../../revisions/format-diff.js';
+import { formatDiagnostic } from '../../model/diagnostics.js';
+import type { ApplyReport } from '../../operations/apply-edit.js';
+import type { CliContext } from '../context.js';
+import { formatTable, printJson, readInput } from '../io.js';
+import type { GetContext } from './index.js';
+
+/** `plan apply`, `plan revisions` and `plan diff`: changing a plan by hand, its history of revisions, what changed between two. */
+export function registerPlanHistoryCommands(plan: Command, getContext: GetContext): void {
+  plan
+    .command('apply')
+    .description('apply an edited DOT of a running plan (from plan show --format dot) as a new revision, whole or not at all')
+    .argument('<id>', 'plan id')
+    .argument('<file>', 'the edited DOT file, or - for standard input')
+    .option('--dry-run', 'print the changes and the verdict; change nothing')
+    .option('--json', 'print {"applied","revision","changes","conflicts","diagnostics"}')
+    .option('--reason <text>', 'the update log of the new revision')
+    .option('--by <name>', 'who (default: the OS user)')
+    .action(async (id: string, file: string, opts: { dryRun?: boolean; json?: boolean; reason?: string; by?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const source = file === '-' ? '<stdin>' : file;
+      const report = await (
+        await ctx.dotplan()
+      ).apply(id, await readInput(file), {
+        source,
+        ...(opts.dryRun ? { dryRun: true } : {}),
+        ...(opts.reason ? { reason: opts.reason } : {}),
+        ...(opts.by ? { by: opts.by } : {}),
+      });
+      printReport(ctx, id, report, source, opts.json === true);
+    });
+
+  plan
+    .command('revert')
+    .description("make revision N's structure the plan's again, as a new revision, under the same rights as a hand edit (it cannot un-run a node)")
+    .argument('<id>', 'plan id')
+    .argument('<n>', 'the revision to go back to')
+    .option('--dry-run', 'print the changes and the verdict; change nothing')
+    .option('--json', 'print {"applied","revision","changes","conflicts","diagnostics"}')
+    .option('--by <name>', 'who (default: the OS user)')
+    .action(async (id: string, n: string, opts: { dryRun?: boolean; json?: boolean; by?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const report = await (
+        await ctx.dotplan()
+      ).revert(id, revisionNumber(n), { ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.by ? { by: opts.by } : {}) });
+      printReport(ctx, id, report, `revision ${n}`, opts.json === true);
+    });
+
+  plan
+    .command('revisions')
+    .description("list a plan's revisions: number, parent, author, time, update log")
+    .argument('<id>', 'plan id')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const revisions = await (await ctx.dotplan()).revisions(id);
+      if (opts.json) {
+        printJson(
+          ctx.io,
+          revisions.map((r) => ({
+            number: r.number,
+            parent: r.parent ?? null,
+            author: r.author,
+            at: r.createdAt.toISOString(),
+            updateLog: r.updateLog ?? null,
+          })),
+        );
+        return;
+      }
+      ctx.io.out(
+        formatTable([
+          ['REVISION', 'PARENT', 'AUTHOR', 'AT', 'UPDATE LOG'],
+          ...revisions.map((r) => [String(r.number), r.parent === undefined ? '-' : String(r.parent), r.author, r.createdAt.toISOString(), r.updateLog ?? '']),
+        ]),
+      );
+    });
+
+  plan
+    .command('diff')
+    .description("what changed in a plan's structure between two revisions: nodes, edges and attributes added, removed, changed")
+    .argument('<id>', 'plan id')
+    .argument('<r1>', 'the earlier revision')
+    .argument('[r2]', 'the later revision (default: the latest)')
+    .option('--json', 'print {"from","to","changes":[{"kind","node"?,"edge"?,"attribute"?,"from"?,"to"?}]}')
+    .action(async (id: string, r1: string, r2: string | undefined, opts: { json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const diff = await (await ctx.dotplan()).diff(id, revisionNumber(r1), r2 === undefined ? undefined : revisionNumber(r2));
+      if (opts.json) printJson(ctx.io, diff);
+      else ctx.io.out(`revision ${diff.from} → ${diff.to}\n${formatDiff(diff.changes, { color: process.stdout.isTTY })}`);
+    });
+}
+
+function revisionNumber(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`revision "${text}": must be a revision number (1, 2, ...; see dotplan plan revisions <id>)`);
+  return Number(text);
+}
+
+function printReport(ctx: CliContext, id: string, report: ApplyReport, source: string, json: boolean): void {
+  const problems = report.conflicts.length + report.diagnostics.length;
+  if (problems > 0) ctx.exitCode = 1;
+  if (json) {
+    printJson(ctx.io, report);
+    return;
+  }
+  for (const d of report.diagnostics) ctx.io.err(formatDiagnostic(d, source));
+  for (const p of report.conflicts) ctx.io.err(`${source}: refused ${p.code}: ${p.message}. Fix: ${p.fix}`);
+  if (problems > 0) {
+    ctx.io.err(`${source}: not applied (${problems} problem${problems === 1 ? '' : 's'}); the plan is unchanged`);
+    return;
+  }
+  if (report.changes.length === 0) {
+    ctx.io.out('no change');
+    return;
+  }
+  const count = `${report.changes.length} change${report.changes.length === 1 ? '' : 's'}`;
+  const diff = formatDiff(report.changes, { color: process.stdout.isTTY });
+  if (report.applied) ctx.io.out(`plan ${id}: revision ${report.revision} applied (${count}, taken against the latest revision)\n${diff}`);
+  else ctx.io.out(`dry run: would apply ${count}\n${diff}`);
+}

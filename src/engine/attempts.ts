@@ -1,0 +1,124 @@
+import { formatDuration } from '../model/duration.js';
+import { propagate, type Changed } from './propagate.js';
+import { nextRetryDelay, retryPolicy, type RetryDefaults } from './retry-policy.js';
+import type { Snapshot } from './snapshot.js';
+import { StepBuilder, type Actor, type Step } from './step.js';
+
+/**
+ * The end of attempts (SPEC §5): what a worker reports for each node it ran, and what becomes of
+ * the node — done, back to ready for a retry after a backoff, failed (and with onFailure=stop its
+ * plan), released at shutdown, or waiting for a person — with readiness following.
+ */
+export type AttemptResult =
+  | { kind: 'done'; output: string }
+  | { kind: 'failed'; error: string; retryable: boolean }
+  /** The worker is shutting down: back to ready, the attempt does not count. */
+  | { kind: 'released' }
+  /** A confirm node asked its question (resolved from its references) and waits for a person. */
+  | { kind: 'asked'; question?: string };
+
+export interface AttemptEnd {
+  node: string;
+  result: AttemptResult;
+  /** In [0, 1): the random part of the retry backoff, drawn by the caller. */
+  jitter: number;
+}
+
+export interface FinishOptions {
+  retryDefaults: RetryDefaults;
+  /** The worker reporting: named in the events; it takes up to `claim` of the nodes the step makes ready. */
+  owner: string;
+  claim: number;
+}
+
+export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], options: FinishOptions): Step {
+  const b = new StepBuilder(snapshot);
+  const worker: Actor = { driver: 'engine', name: options.owner };
+  const changed: Changed[] = [];
+  for (const { node: id, result, jitter } of ends) {
+    const before = b.node(id);
+    switch (result.kind) {
+      case 'done':
+        b.move(id, 'done', worker, undefined, { output: result.output, error: null });
+        changed.push({ id, before });
+        break;
+      case 'failed': {
+        const policy = retryPolicy(before.attributes ?? {}, b.plan.attributes, options.retryDefaults);
+        const of = `attempt ${before.attempts} of ${policy.retries + 1}`;
+        if (result.retryable && before.attempts <= policy.retries) {
+          const delay = nextRetryDelay(before.attempts, policy.baseDelayMs, () => jitter);
+          b.move(id, 'ready', worker, `${of} failed, retrying in ${formatDuration(delay)}: ${result.error}`, { error: result.error, runAfterDelayMs: delay });
+        } else {
+          changed.push(failNode(b, id, result.error, worker, policy.retries > 0 ? `${result.error} (${of})` : result.error));
+        }
+        break;
+      }
+      case 'released':
+        b.move(id, 'ready', worker, 'released by its worker (shutting down); the attempt does not count', {
+          attempts: before.attempts - 1,
+          runAfterDelayMs: 0,
+        });
+        break;
+      case 'asked': {
+        const attributes = result.question === undefined ? undefined : { ...before.attributes, question: result.question };
+        b.move(id, 'awaiting_input', worker, 'waiting for an answer', attributes ? { attributes } : {});
+        break;
+      }
+    }
+  }
+  propagate(b, changed);
+  handOff(b, options.owner, options.claim);
+  return b.build();
+}
+
+/** A running node whose lease ran out (its worker crashed or hung). */
+export interface ExpiredLease {
+  node: string;
+  /** The worker that held it. */
+  owner?: string;
+}
+
+/**
+ * Lease expiry: the node goes back to ready (the attempt counted) or, with its attempts used up,
+ * fails. A crashed worker is not the node's fault, so a node (and plan) that sets no `retries` may
+ * lose at least `minimumRetries` leases before it fails.
+ */
+export function expireLeases(snapshot: Snapshot, expired: readonly ExpiredLease[], retryDefaults: RetryDefaults, minimumRetries: number): Step {
+  const b = new StepBuilder(snapshot);
+  const engine: Actor = { driver: 'engine' };
+  const changed: Changed[] = [];
+  const defaults = { ...retryDefaults, retries: Math.max(retryDefaults.retries, minimumRetries) };
+  for (const { node: id, owner } of expired) {
+    const before = b.node(id);
+    const { retries } = retryPolicy(before.attributes ?? {}, b.plan.attributes, defaults);
+    const why = `lease expired (${owner ? `worker ${owner}` : 'its worker'} stopped renewing it)`;
+    if (before.attempts >= retries + 1) {
+      const error = `${why} on attempt ${before.attempts} of ${retries + 1}`;
+      changed.push(failNode(b, id, error, engine, error));
+    } else {
+      b.move(id, 'ready', engine, why, { runAfterDelayMs: 0 });
+    }
+  }
+  propagate(b, changed);
+  return b.build();
+}
+
+/** A node fails for good; with onFailure=stop (the default) its running workflow plan fails too. */
+function failNode(b: StepBuilder, id: string, error: string, actor: Actor, reason: string): Changed {
+  const before = b.node(id);
+  b.move(id, 'failed', actor, reason, { error });
+  if (b.readinessActive && b.plan.attributes.onFailure !== 'continue') {
+    const message = `node ${JSON.stringify(id)} failed: ${error}`;
+    b.movePlan('failed', { driver: 'engine' }, message, message);
+  }
+  return { id, before };
+}
+
+/**
+ * The worker that finished a node runs what it made ready itself, up to its free slots, claimed in
+ * the same step: a chain's next step starts without a wake-up, a poll or a commit of its own.
+ */
+function handOff(b: StepBuilder, owner: string, limit: number): void {
+  if (limit <= 0 || b.plan.status !== 'running') return;
+  for (const id of b.newlyReady().slice(0, limit)) b.claim(id, owner);
+}

@@ -1,0 +1,59 @@
+import { ConflictError, InvalidInputError } from '../errors/errors.js';
+import type { NodeStatus } from '../model/types.js';
+import { propagate } from './propagate.js';
+import type { Snapshot } from './snapshot.js';
+import { StepBuilder, type Actor, type Step } from './step.js';
+
+/**
+ * What people and operators do to one node (SPEC §3): answer a question, retry a failed node, skip
+ * a node that has not run. Each returns the step, or throws naming node, status and what is allowed.
+ * Plans whose nodes may be moved: running, paused, and failed (a retry or skip resumes it).
+ */
+
+/**
+ * A person's answer: awaiting_input → done with the answer, then readiness follows. The same answer
+ * again changes nothing (`undefined`); a different one is a conflict.
+ */
+export function answer(snapshot: Snapshot, id: string, text: string, by: Actor): Step | undefined {
+  const b = new StepBuilder(snapshot);
+  const before = b.node(id);
+  if (before.status === 'done' && before.answer !== undefined) {
+    if (before.answer.trim() === text.trim()) return undefined;
+    throw new ConflictError(
+      `node ${JSON.stringify(id)} of plan ${snapshot.plan.id} was already answered ${JSON.stringify(before.answer)}; a different answer is not accepted`,
+    );
+  }
+  if (before.status !== 'awaiting_input') {
+    throw new InvalidInputError(
+      `node ${JSON.stringify(id)} of plan ${snapshot.plan.id} is ${before.status}, not awaiting_input: only a node waiting for an answer can be answered`,
+    );
+  }
+  b.note({ node: id, kind: 'answer', driver: by.driver, actor: by.name, detail: { answer: text } });
+  b.move(id, 'done', by, 'answered', { answer: text });
+  propagate(b, [{ id, before }]);
+  return b.build();
+}
+
+/** failed → ready, its attempts afresh; a failed plan resumes. `candidates`: pending nodes whose sources have all finished. */
+export function retry(snapshot: Snapshot, id: string, by: Actor, reason: string, candidates: readonly string[] = []): Step {
+  return operatorMove(snapshot, id, 'ready', by, reason, candidates);
+}
+
+/** pending, ready, failed or awaiting_input → skipped: the plan goes on as if the node had finished with no output. */
+export function skip(snapshot: Snapshot, id: string, by: Actor, reason: string, candidates: readonly string[] = []): Step {
+  return operatorMove(snapshot, id, 'skipped', by, reason, candidates);
+}
+
+function operatorMove(snapshot: Snapshot, id: string, to: NodeStatus, by: Actor, reason: string, candidates: readonly string[]): Step {
+  const plan = snapshot.plan;
+  if (plan.status !== 'running' && plan.status !== 'paused' && plan.status !== 'failed') {
+    throw new InvalidInputError(`plan ${plan.id} is ${plan.status}; only the nodes of a running, paused or failed plan can be retried or skipped`);
+  }
+  const b = new StepBuilder(snapshot);
+  const before = b.node(id);
+  b.move(id, to, by, reason, to === 'ready' ? { attempts: 0, error: null, runAfterDelayMs: 0 } : { skippedBy: by.driver });
+  // Resume after the move, so that the plan does not settle on the node that was just moved.
+  if (plan.status === 'failed') b.movePlan('running', by, `resumed by ${by.name ?? 'an operator'}`, null);
+  propagate(b, [{ id, before }], candidates);
+  return b.build();
+}

@@ -1,0 +1,71 @@
+import { propagate, type Changed } from './propagate.js';
+import { isFinished } from './readiness.js';
+import type { PlanState, Snapshot } from './snapshot.js';
+import { StepBuilder, type Actor, type Step } from './step.js';
+
+/**
+ * Plan-level moves (SPEC §3): start, pause, resume, cancel, and settling a plan whose nodes have
+ * all finished. `candidates` are the pending nodes whose sources have all finished (and the roots):
+ * starting or resuming decides their readiness.
+ */
+const ENGINE: Actor = { driver: 'engine' };
+
+/** draft → running, or → awaiting_review when the plan says review="required". */
+export function start(snapshot: Snapshot, candidates: readonly string[]): Step {
+  const b = new StepBuilder(snapshot);
+  const review = b.plan.attributes.review === 'required';
+  b.movePlan(review ? 'awaiting_review' : 'running', ENGINE, review ? 'waiting for a reviewer (review="required")' : 'started');
+  propagate(b, [], candidates);
+  return { ...b.build(), settle: !review }; // a plan with nothing to run completes at once
+}
+
+/** running → paused: no node of the plan is claimed until it resumes; running ones finish. */
+export function pause(snapshot: Snapshot, by: Actor, reason: string): Step {
+  const b = new StepBuilder(snapshot);
+  b.movePlan('paused', by, reason);
+  return b.build();
+}
+
+/** paused → running: nodes whose sources finished meanwhile become ready; a plan with nothing left settles. */
+export function resume(snapshot: Snapshot, by: Actor, reason: string, candidates: readonly string[]): Step {
+  const b = new StepBuilder(snapshot);
+  b.movePlan('running', by, reason);
+  propagate(b, [], candidates);
+  const step = b.build();
+  return { ...step, settle: true };
+}
+
+/**
+ * The plan is cancelled, and the engine cancels every node that has not finished (running ones
+ * lose their lease). The snapshot holds every node and edge of the plan.
+ */
+export function cancel(snapshot: Snapshot, by: Actor, reason: string): Step {
+  const b = new StepBuilder(snapshot);
+  b.movePlan('cancelled', by, reason);
+  const changed: Changed[] = [];
+  const because = `the plan was cancelled${by.name ? ` by ${by.name}` : ''}`;
+  for (const node of [...b.nodes()]) {
+    if (isFinished(node)) continue;
+    b.move(node.id, 'cancelled', ENGINE, because);
+    changed.push({ id: node.id, before: node });
+  }
+  propagate(b, changed);
+  return b.build();
+}
+
+/** What settling needs to know of a plan's nodes. */
+export interface PlanFacts {
+  /** Any node pending, ready, running or waiting for input. */
+  active: boolean;
+  /** Any node failed. */
+  failed: boolean;
+}
+
+/** A running workflow plan with nothing left to run completes, or fails when a node failed. */
+export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
+  if (plan.status !== 'running' || plan.mode !== 'workflow' || facts.active) return undefined;
+  const b = new StepBuilder({ plan, nodes: new Map(), edges: new Map() });
+  if (facts.failed) b.movePlan('failed', ENGINE, 'a node failed and nothing is left to run');
+  else b.movePlan('completed', ENGINE, 'every node has finished');
+  return b.build();
+}

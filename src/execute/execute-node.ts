@@ -1,0 +1,183 @@
+import { coerceError, ToolError } from '../errors/errors.js';
+import type { Tool, ToolCatalogue, ToolContext } from '../tools/types.js';
+import { valueToText } from '../tools/json-path.js';
+import { resolveToolInput, resolveValue, type ReferenceScope } from './resolve-input.js';
+
+/** The node as the worker holds it (from its stored row). */
+export interface ExecutableNode {
+  id: string;
+  type: 'function' | 'multiFunction';
+  attributes: Record<string, string>;
+}
+
+export interface ExecuteContext {
+  planId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Aborts on plan cancellation or worker shutdown. */
+  signal: AbortSignal;
+  log: (message: string) => void;
+  params: ReferenceScope['params'];
+  nodes: ReferenceScope['nodes'];
+  /** Abort the attempt after this long (from retryPolicy). */
+  timeoutMs?: number;
+}
+
+/**
+ * Runs one attempt of a function or multiFunction node: resolves references in its input, validates
+ * the input against the tool's schema, runs the tool (or the tools, concurrently) under a signal that
+ * also fires on timeout, and returns the output as stored text (strings as they are, other values as
+ * JSON). Every failure is a ToolError whose `retryable` says whether another attempt may help; when
+ * `ctx.signal` aborted the attempt, the error's `cause` is the signal's reason.
+ */
+export async function executeNode(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue): Promise<{ output: string }> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    ctx.timeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(new ToolError(`timed out after ${formatSeconds(ctx.timeoutMs ?? 0)}`));
+        }, ctx.timeoutMs)
+      : undefined;
+  const onAbort = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const scope: ReferenceScope = { params: ctx.params, nodes: ctx.nodes };
+    const result =
+      node.type === 'function' ? await runFunction(node, ctx, tools, scope, controller.signal) : await runMulti(node, ctx, tools, scope, controller.signal);
+    return { output: valueToText(result) };
+  } catch (error) {
+    if (timedOut) {
+      throw new ToolError(`node "${node.id}" timed out after ${formatSeconds(ctx.timeoutMs ?? 0)}`, { cause: error });
+    }
+    if (ctx.signal.aborted) {
+      const reason = ctx.signal.reason instanceof Error ? ctx.signal.reason.message : String(ctx.signal.reason);
+      throw new ToolError(`node "${node.id}" was aborted: ${reason}`, { cause: ctx.signal.reason });
+    }
+    throw toToolError(error);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+async function runFunction(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, signal: AbortSignal): Promise<unknown> {
+  const code = node.attributes.toolCode;
+  if (!code) throw new ToolError(`node "${node.id}" has no toolCode`, { retryable: false });
+  const input = inNode(node, () => resolveToolInput(node.attributes.toolInput, scope));
+  return runTool(node, findTool(node, tools, code), input, ctx, signal, '');
+}
+
+async function runMulti(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, signal: AbortSignal): Promise<unknown[]> {
+  const calls = parseToolCalls(node);
+  // One failure aborts the others: the node fails as a whole.
+  const group = new AbortController();
+  const onAbort = () => group.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const prepared = calls.map((call, index) => {
+      const where = `toolCalls[${index}] (${call.toolCode})`;
+      const input = inNode(node, () => resolveValue(call.toolInput, scope), where);
+      return { tool: findTool(node, tools, call.toolCode, where), input, where };
+    });
+    return await Promise.all(
+      prepared.map(({ tool, input, where }) =>
+        runTool(node, tool, input, ctx, group.signal, where).catch((error: unknown) => {
+          group.abort(error);
+          throw error;
+        }),
+      ),
+    );
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function parseToolCalls(node: ExecutableNode): { toolCode: string; toolInput: unknown }[] {
+  const text = node.attributes.toolCalls;
+  let calls: unknown;
+  try {
+    calls = JSON.parse(text ?? '');
+  } catch {
+    throw new ToolError(`node "${node.id}": toolCalls is not JSON (expected [{"toolCode": ..., "toolInput": ...}, ...])`, {
+      retryable: false,
+    });
+  }
+  if (!Array.isArray(calls)) throw new ToolError(`node "${node.id}": toolCalls must be a JSON array`, { retryable: false });
+  return calls.map((call: unknown, index) => {
+    const c = call as { toolCode?: unknown; toolInput?: unknown } | null;
+    if (!c || typeof c !== 'object' || typeof c.toolCode !== 'string') {
+      throw new ToolError(`node "${node.id}": toolCalls[${index}] needs a "toolCode" string`, { retryable: false });
+    }
+    return { toolCode: c.toolCode, toolInput: c.toolInput };
+  });
+}
+
+function findTool(node: ExecutableNode, tools: ToolCatalogue, code: string, where = ''): Tool {
+  const tool = tools.get(code);
+  if (!tool) throw new ToolError(`node "${node.id}"${where ? ` ${where}` : ''}: unknown tool "${code}"`, { retryable: false });
+  return tool;
+}
+
+/** Runs a resolution step, naming the node (and call) in its error. */
+function inNode<T>(node: ExecutableNode, step: () => T, where = ''): T {
+  try {
+    return step();
+  } catch (error) {
+    const e = toToolError(error);
+    throw new ToolError(`node "${node.id}"${where ? ` ${where}` : ''}: ${e.message}`, { retryable: e.retryable, cause: error });
+  }
+}
+
+async function runTool(node: ExecutableNode, tool: Tool, input: unknown, ctx: ExecuteContext, signal: AbortSignal, where: string): Promise<unknown> {
+  let value = input;
+  if (tool.inputSchema) {
+    const parsed = tool.inputSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new ToolError(`node "${node.id}"${where ? ` ${where}` : ''}: input does not fit tool "${tool.code}": ${describeIssues(parsed.error)}`, {
+        retryable: false,
+        cause: parsed.error,
+      });
+    }
+    if ('data' in parsed) value = parsed.data;
+  }
+  const toolCtx: ToolContext = { planId: ctx.planId, nodeId: node.id, attempt: ctx.attempt, signal, log: ctx.log };
+  // A tool that ignores its signal must not hold the attempt: the abort wins the race.
+  return new Promise((resolve, reject) => {
+    const aborted = (): Error => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    if (signal.aborted) return reject(aborted());
+    const onAbort = () => reject(aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve()
+      .then(() => tool.run(value, toolCtx))
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Any thrown value as a ToolError; `retryable: false` / `nonRetryable: true` on it are honoured. */
+export function toToolError(error: unknown): ToolError {
+  if (error instanceof ToolError) return error;
+  const e = coerceError(error) as Error & { retryable?: unknown; nonRetryable?: unknown };
+  const retryable = !(e.retryable === false || e.nonRetryable === true);
+  return new ToolError(e.message || e.name, { retryable, cause: error });
+}
+
+function describeIssues(error: unknown): string {
+  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] } | undefined)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return String(error);
+  return issues
+    .map((issue) => {
+      const path = (issue.path ?? []).map(String).join('.');
+      return path ? `${path}: ${issue.message}` : String(issue.message);
+    })
+    .join('; ');
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(ms < 1000 ? 3 : 1).replace(/0+$/, '')}s`;
+}

@@ -1,0 +1,201 @@
+import * as engine from '../engine/index.js';
+import type { Config } from '../config/defaults.js';
+import { dotLimits } from '../config/dot-limits.js';
+import { NO_DOT_LIMITS, readDot, writeDot } from '../dot/index.js';
+import { livePlanDot, livePlanGraph, mergeLiveState } from '../plans/plan-view.js';
+import { diffPlans, type PlanChange } from '../revisions/diff.js';
+import { validateGraph } from '../validate/index.js';
+import { decideEdit, type ApplyReport, type EditVerdict } from './apply-edit.js';
+import { preparePlan, type FromDot, type FromTemplate } from '../plans/prepare-plan.js';
+import type { EdgeRecord, EventFeed, EventRecord, NodeRecord, PlanRecord, RevisionRecord, Store } from '../store/types.js';
+import type { PlanGraph, PlanStatus } from '../model/types.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { Worker } from '../worker/worker.js';
+import { defaultActor } from './actor.js';
+
+/** Who does a person's or operator's command, and why (recorded in the events). */
+export interface CommandOptions {
+  /** A name; default the OS user. */
+  by?: string;
+  reason?: string;
+}
+
+export interface WorkerStartOptions {
+  /** Stop once nothing is ready, running or due for retry. */
+  untilIdle?: boolean;
+  /** Lease owner name; default host:pid:random. */
+  owner?: string;
+}
+
+/**
+ * dotplan's use cases, one function each, each one transaction: what the CLI calls, what the HTTP
+ * API will call, and what a service embedding the engine calls (`openDotplan`). Commands name who
+ * made them; refused ones change nothing and say why.
+ */
+export class Dotplan {
+  constructor(
+    readonly store: Store,
+    readonly tools: ToolCatalogue,
+    readonly config: Config,
+  ) {}
+
+  /** The audit log and wake-ups: list, follow, onWake. */
+  get events(): EventFeed {
+    return this.store.events;
+  }
+
+  /** Validates and stores a plan from a template or DOT text, and starts it (or leaves it for review). */
+  async create(input: FromTemplate | FromDot, options: CommandOptions = {}): Promise<PlanRecord> {
+    return this.store.plans.create(await preparePlan(this.tools, input, options.by ?? defaultActor(), dotLimits(this.config)));
+  }
+
+  /** Answers a node waiting for a person; the same answer again is accepted, a different one refused. */
+  async answer(planId: string, nodeId: string, text: string, options: CommandOptions = {}): Promise<NodeRecord> {
+    const by = { driver: 'person' as const, name: options.by ?? defaultActor() };
+    await this.store.plans.change(planId, { nodes: [nodeId] }, (snapshot) => engine.answer(snapshot, nodeId, text, by));
+    return this.store.plans.node(planId, nodeId);
+  }
+
+  /** Runs a failed node again, its attempts afresh; a failed plan resumes. */
+  async retry(planId: string, nodeId: string, options: CommandOptions = {}): Promise<NodeRecord> {
+    const by = this.#operator(options);
+    const reason = options.reason ?? `retried by ${by.name}`;
+    await this.store.plans.change(planId, { nodes: [nodeId], candidates: true }, (snapshot, candidates) =>
+      engine.retry(snapshot, nodeId, by, reason, candidates),
+    );
+    return this.store.plans.node(planId, nodeId);
+  }
+
+  /** Skips a node that has not run; the plan goes on past it as if it had finished with no output. */
+  async skip(planId: string, nodeId: string, options: CommandOptions = {}): Promise<NodeRecord> {
+    const by = this.#operator(options);
+    const reason = options.reason ?? `skipped by ${by.name}`;
+    await this.store.plans.change(planId, { nodes: [nodeId], candidates: true }, (snapshot, candidates) =>
+      engine.skip(snapshot, nodeId, by, reason, candidates),
+    );
+    return this.store.plans.node(planId, nodeId);
+  }
+
+  /** Cancels the plan and every node that has not finished. */
+  async cancel(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
+    const by = this.#operator(options);
+    await this.store.plans.change(planId, { all: true }, (snapshot) => engine.cancel(snapshot, by, options.reason ?? `cancelled by ${by.name}`));
+    return this.store.plans.get(planId);
+  }
+
+  /** Stops new claims of the plan's nodes; running ones finish and their results are kept. */
+  async pause(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
+    const by = this.#operator(options);
+    await this.store.plans.change(planId, {}, (snapshot) => engine.pause(snapshot, by, options.reason ?? `paused by ${by.name}`));
+    return this.store.plans.get(planId);
+  }
+
+  /** Goes on where the plan stopped. */
+  async resume(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
+    const by = this.#operator(options);
+    await this.store.plans.change(planId, { candidates: true }, (snapshot, candidates) =>
+      engine.resume(snapshot, by, options.reason ?? `resumed by ${by.name}`, candidates),
+    );
+    return this.store.plans.get(planId);
+  }
+
+  /**
+   * A hand edit: the plan's DOT as edited (from `plan show --format dot`) becomes a new revision by
+   * the operator, in one transaction — or nothing, with every problem (invalid plan, changes the
+   * operator may not make). Live fields left out are kept; a changed `status` is a move asked of the
+   * state machine (`ready` on a failed node retries it, `skipped` on a pending one skips it).
+   */
+  async apply(planId: string, dot: string, options: CommandOptions & { source?: string; dryRun?: boolean } = {}): Promise<ApplyReport> {
+    const source = options.source ?? '<edit>';
+    const read = readDot(dot, { source, ...dotLimits(this.config) });
+    const { revision: _base, ...attributes } = read.attributes;
+    const checked = validateGraph({ ...read, attributes }, { tools: this.tools, source, allowAgent: false });
+    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0 || !checked.graph) return { applied: false, revision: null, changes: [], conflicts: [], diagnostics: errors };
+    const by = this.#operator(options);
+    let verdict: EditVerdict = { changes: [], problems: [] };
+    const done = await this.store.plans.revise(planId, (current) => {
+      verdict = decideEdit(current, checked.graph!, by, {
+        ...(options.dryRun ? { dryRun: true } : {}),
+        ...(options.reason ? { updateLog: options.reason } : {}),
+      });
+      return verdict.write;
+    });
+    return { applied: done !== undefined, revision: done?.revision ?? null, changes: verdict.changes, conflicts: verdict.problems, diagnostics: [] };
+  }
+
+  /**
+   * Revision `number`'s structure as a new revision, under the same rights as a hand edit: the live
+   * state of the nodes that exist now is kept (a revert never un-runs a node; removing one that has
+   * run is refused).
+   */
+  async revert(planId: string, number: number, options: CommandOptions & { dryRun?: boolean } = {}): Promise<ApplyReport> {
+    const [old, nodes] = await Promise.all([this.revision(planId, number), this.nodes(planId)]);
+    const graph = mergeLiveState(readDot(old.dot, { source: `plan ${planId} revision ${number}`, ...NO_DOT_LIMITS }), nodes);
+    return this.apply(planId, writeDot(graph), { ...options, source: `revision ${number}`, reason: options.reason ?? `revert to revision ${number}` });
+  }
+
+  plan(id: string): Promise<PlanRecord> {
+    return this.store.plans.get(id);
+  }
+  plans(filter: { status?: PlanStatus } = {}): Promise<PlanRecord[]> {
+    return this.store.plans.list(filter);
+  }
+  nodes(planId: string): Promise<NodeRecord[]> {
+    return this.store.plans.nodes(planId);
+  }
+  node(planId: string, nodeId: string): Promise<NodeRecord> {
+    return this.store.plans.node(planId, nodeId);
+  }
+  edges(planId: string): Promise<EdgeRecord[]> {
+    return this.store.plans.edges(planId);
+  }
+  revisions(planId: string): Promise<RevisionRecord[]> {
+    return this.store.plans.revisions(planId);
+  }
+  /** One revision as it was written (the latest without a number). */
+  revision(planId: string, number?: number): Promise<RevisionRecord> {
+    return this.store.plans.revision(planId, number);
+  }
+  /** What changed in the plan's structure from revision `from` to `to` (default: the latest). */
+  async diff(planId: string, from: number, to?: number): Promise<{ from: number; to: number; changes: PlanChange[] }> {
+    const [a, b] = await Promise.all([this.revision(planId, from), this.revision(planId, to)]);
+    const read = (r: RevisionRecord) => readDot(r.dot, { source: `plan ${planId} revision ${r.number}`, ...NO_DOT_LIMITS });
+    return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
+  }
+  /** The plan's events (status moves, answers, revisions, notices...), oldest first. */
+  async history(planId: string): Promise<EventRecord[]> {
+    await this.store.plans.get(planId);
+    return this.store.events.list(planId);
+  }
+  /** The latest revision's DOT with the live node state merged in. */
+  show(planId: string): Promise<string> {
+    return livePlanDot(this.store, planId);
+  }
+  /** The same, as a graph (for drawing). */
+  liveGraph(planId: string): Promise<PlanGraph> {
+    return livePlanGraph(this.store, planId);
+  }
+
+  /** A worker in this process, with the configured concurrency, lease and poll; call `start()` on it. */
+  worker(options: WorkerStartOptions = {}): Worker {
+    const { worker, retry } = this.config;
+    return new Worker({
+      store: this.store,
+      tools: this.tools,
+      poll: worker.poll,
+      concurrency: worker.concurrency,
+      leaseMs: worker.leaseMs,
+      retryDefaults: retry,
+      ...options,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  #operator(options: CommandOptions) {
+    return { driver: 'operator' as const, name: options.by ?? defaultActor() };
+  }
+}

@@ -1,0 +1,84 @@
+import { commandLine } from '../model/command-line.js';
+import { DotplanError } from '../errors/errors.js';
+import { readDot, type ReadDotOptions } from '../dot/index.js';
+import { assertValidGraph } from '../validate/index.js';
+import { parseParamDeclarations } from '../model/params.js';
+import type { PlanGraph } from '../model/types.js';
+import type { CreatePlanInput } from '../store/index.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { instantiateTemplate, loadTemplate } from '../templates/index.js';
+
+export interface FromTemplate {
+  template: string;
+  values?: Record<string, string>;
+  title?: string;
+}
+
+export interface FromDot {
+  dot: string;
+  /** A name for the text in messages (a file path, `<stdin>`). */
+  source?: string;
+  title?: string;
+}
+
+/**
+ * A new plan from a template (name or path) or a DOT text, validated with the same validator every
+ * entry point uses: what `PlanStore.create` stores as revision 1.
+ */
+export async function preparePlan(
+  tools: ToolCatalogue,
+  input: FromTemplate | FromDot,
+  actor?: string,
+  limits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'> = {},
+): Promise<CreatePlanInput> {
+  const by = actor !== undefined ? { actor } : {};
+  if ('template' in input) {
+    const template = loadTemplate(input.template);
+    const instance = instantiateTemplate(template, input.values ?? {});
+    const graph = assertValidGraph(instance.graph, { tools, source: template.path, allowAgent: false });
+    return {
+      title: input.title ?? instance.title,
+      graph,
+      dot: instance.dot,
+      author: 'template',
+      template: template.name,
+      params: instance.params,
+      updateLog: `Created from template ${template.name}`,
+      ...by,
+    };
+  }
+  const source = input.source ?? '<dot>';
+  const graph = assertValidGraph(readDot(input.dot, { source, ...limits }), { tools, source, allowAgent: false });
+  refuseUnfilledParams(graph, source);
+  return {
+    title: input.title ?? graph.attributes.label ?? graph.name ?? source,
+    graph,
+    dot: input.dot,
+    author: 'person',
+    params: defaultParams(graph),
+    updateLog: `Created from ${source}`,
+    ...by,
+  };
+}
+
+/** A plain DOT file with declared parameters must give every required one a default. */
+function refuseUnfilledParams(graph: PlanGraph, source: string): void {
+  const missing = declared(graph)
+    .filter((p) => p.default === undefined)
+    .map((p) => p.name);
+  if (missing.length > 0) {
+    throw new DotplanError(
+      'INVALID_INPUT',
+      `${source} declares parameters without defaults (${missing.join(', ')}); create it as a template instead: ${commandLine('dotplan', 'plan', 'create', '--template', source, '--set', `${missing[0]}=`)}...`,
+    );
+  }
+}
+
+function defaultParams(graph: PlanGraph): Record<string, string> {
+  return Object.fromEntries(declared(graph).map((p) => [p.name, p.default ?? '']));
+}
+
+function declared(graph: PlanGraph) {
+  const parsed = parseParamDeclarations(graph.attributes.params);
+  return parsed.ok ? parsed.params : [];
+}

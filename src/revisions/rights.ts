@@ -1,0 +1,212 @@
+import { LIVE_ATTRIBUTES } from '../engine/initial-state.js';
+import { normaliseStatus } from '../model/status.js';
+import type { Driver, NodeStatus } from '../model/types.js';
+import { allowedTargets, canMoveNode } from '../state/node-moves.js';
+import { edgeName, type PlanChange } from './diff.js';
+
+/**
+ * Who may change what in a running plan (SPEC §9): each change of a revision checked against the
+ * driver's rights and the current status of what it touches. A change of a live field is a move
+ * asked of the state machine (`status`), or history that nobody rewrites (`toolOutput`, `answer`,
+ * `error` of an existing node). Pure: the caller passes the nodes' current statuses.
+ */
+export type RevisionDriver = Extract<Driver, 'llm' | 'person' | 'operator'>;
+
+export interface RightsProblem {
+  code: 'NODE_RUNNING' | 'NODE_HISTORY' | 'NODE_REMOVE_RUN' | 'EDGE_INTO_STARTED' | 'NOT_ALLOWED' | 'MOVE_REFUSED' | 'STATUS_UNKNOWN';
+  node?: string;
+  edge?: string;
+  attribute?: string;
+  message: string;
+  fix: string;
+}
+
+/** Attributes that only change how a node is drawn: any driver may change them on any node. */
+export const DISPLAY_ATTRIBUTES: ReadonlySet<string> = new Set(['label', 'shape', 'color', 'fillcolor', 'fontcolor', 'style', 'penwidth', 'tooltip', 'xlabel']);
+
+/** Statuses a node may have when a revision adds it, per driver. */
+const NEW_NODE_STATUSES: Readonly<Record<RevisionDriver, readonly NodeStatus[]>> = {
+  llm: ['pending', 'ready', 'awaiting_input', 'skipped'],
+  person: ['pending', 'ready', 'skipped'],
+  operator: ['pending', 'ready', 'skipped'],
+};
+
+/** Statuses in which a driver may change a node's (non-display) attributes. */
+const EDITABLE: Readonly<Record<RevisionDriver, readonly NodeStatus[]>> = {
+  llm: ['pending'],
+  person: ['pending', 'ready'],
+  operator: ['pending', 'ready', 'failed', 'skipped'],
+};
+
+/** Statuses in which a driver may remove a node. */
+const REMOVABLE: Readonly<Record<RevisionDriver, readonly NodeStatus[]>> = {
+  llm: ['pending'],
+  person: ['pending', 'ready'],
+  operator: ['pending', 'ready', 'skipped'],
+};
+
+/** Graph attributes a driver may not change. */
+const FIXED_GRAPH_ATTRIBUTES: Readonly<Record<RevisionDriver, readonly string[]>> = { llm: ['goal', 'mode'], person: ['mode'], operator: ['mode'] };
+
+/**
+ * Every problem with `changes` (from the current plan to the new one) for `driver`; empty when the
+ * driver may make all of them. `statuses`: the current status of each node of the current plan.
+ */
+export function checkRights(changes: readonly PlanChange[], statuses: ReadonlyMap<string, NodeStatus>, driver: RevisionDriver): RightsProblem[] {
+  const problems: RightsProblem[] = [];
+  const added = new Set(changes.filter((c) => c.kind === 'node-added').map((c) => c.node));
+  const targetOpen = (node: string) => added.has(node) || statuses.get(node) === 'pending';
+  for (const change of changes) {
+    switch (change.kind) {
+      case 'node-added': {
+        const status = normaliseStatus(change.attributes.status ?? 'pending');
+        if (!status) problems.push(unknownStatus(change.node, change.attributes.status ?? ''));
+        else if (!NEW_NODE_STATUSES[driver].includes(status)) {
+          problems.push({
+            code: 'NOT_ALLOWED',
+            node: change.node,
+            attribute: 'status',
+            message: `node ${q(change.node)} is new but its status is ${status}: the ${driver} may add nodes that are ${NEW_NODE_STATUSES[driver].join(', ')}`,
+            fix: `add it as status="pending" and let it run`,
+          });
+        } else if (status === 'awaiting_input' && !change.attributes.question?.trim()) {
+          problems.push({
+            code: 'NOT_ALLOWED',
+            node: change.node,
+            attribute: 'question',
+            message: `node ${q(change.node)} waits for an answer but asks no question`,
+            fix: 'give it a question',
+          });
+        }
+        for (const key of ['toolOutput', 'answer', 'error'] as const) {
+          if (change.attributes[key] !== undefined) problems.push(history(change.node, key, 'a new node has no recorded result'));
+        }
+        break;
+      }
+      case 'node-removed': {
+        const status = statuses.get(change.node) ?? 'pending';
+        if (!REMOVABLE[driver].includes(status)) {
+          const ran = !['pending', 'ready', 'skipped'].includes(status);
+          problems.push({
+            code: ran ? 'NODE_REMOVE_RUN' : 'NOT_ALLOWED',
+            node: change.node,
+            message: ran
+              ? `node ${q(change.node)} is ${status}: a node that has run (or runs) stays in the plan as its history`
+              : `node ${q(change.node)} is ${status}: the ${driver} may remove only nodes that are ${REMOVABLE[driver].join(', ')}`,
+            fix: ran ? 'keep it; add a new node to redo its work' : 'keep it, or skip it',
+          });
+        }
+        break;
+      }
+      case 'node-attribute':
+        problems.push(...attributeProblems(change.node, change.attribute, change.from, change.to, statuses.get(change.node) ?? 'pending', driver));
+        break;
+      case 'edge-added':
+      case 'edge-removed':
+      case 'edge-attribute':
+        if (!targetOpen(change.edge.to)) {
+          problems.push({
+            code: 'EDGE_INTO_STARTED',
+            edge: edgeName(change.edge),
+            node: change.edge.to,
+            message: `edge ${edgeName(change.edge)}: node ${q(change.edge.to)} is ${statuses.get(change.edge.to)}; what it waits for can change only while it is pending`,
+            fix: 'leave the edges into it as they are, or add a new node after it',
+          });
+        }
+        break;
+      case 'graph-attribute':
+        if (FIXED_GRAPH_ATTRIBUTES[driver].includes(change.attribute)) {
+          problems.push({
+            code: 'NOT_ALLOWED',
+            attribute: change.attribute,
+            message: `graph attribute ${change.attribute}: the ${driver} may not change it`,
+            fix: `keep ${change.attribute}=${JSON.stringify(change.from ?? '')}`,
+          });
+        }
+        break;
+      case 'node-cluster':
+      case 'cluster-added':
+      case 'cluster-removed':
+      case 'cluster-attribute':
+        break; // how the plan is drawn: anyone
+    }
+  }
+  return problems;
+}
+
+function attributeProblems(
+  node: string,
+  attribute: string,
+  from: string | undefined,
+  to: string | undefined,
+  status: NodeStatus,
+  driver: RevisionDriver,
+): RightsProblem[] {
+  if (DISPLAY_ATTRIBUTES.has(attribute)) return [];
+  if (attribute === 'status') {
+    if (to === undefined) return []; // a live field left out is kept
+    const target = normaliseStatus(to);
+    if (!target) return [unknownStatus(node, to)];
+    const current = normaliseStatus(from ?? status) ?? status;
+    if (canMoveNode(current, target, driver)) return [];
+    const allowed = allowedTargets(current, driver);
+    return [
+      {
+        code: 'MOVE_REFUSED',
+        node,
+        attribute,
+        message: `node ${q(node)}: the ${driver} may not move it from ${current} to ${target}`,
+        fix: allowed.length > 0 ? `from ${current} the ${driver} may set status to ${allowed.join(', ')}` : `leave status="${current}" as it is`,
+      },
+    ];
+  }
+  if (LIVE_ATTRIBUTES.has(attribute)) {
+    if (to === undefined) return []; // a live field left out is kept
+    return [history(node, attribute, `what the engine recorded is history`)];
+  }
+  if (status === 'running') {
+    return [
+      {
+        code: 'NODE_RUNNING',
+        node,
+        attribute,
+        message: `node ${q(node)} is running: it cannot change while it runs`,
+        fix: 'wait until it has finished, or cancel the plan',
+      },
+    ];
+  }
+  if (!EDITABLE[driver].includes(status)) {
+    return [
+      {
+        code: 'NOT_ALLOWED',
+        node,
+        attribute,
+        message: `node ${q(node)} is ${status}: the ${driver} may change the attributes of nodes that are ${EDITABLE[driver].join(', ')}`,
+        fix: status === 'done' ? 'add a new node to redo its work' : `leave ${attribute} as it is`,
+      },
+    ];
+  }
+  return [];
+}
+
+function history(node: string, attribute: string, why: string): RightsProblem {
+  return {
+    code: 'NODE_HISTORY',
+    node,
+    attribute,
+    message: `node ${q(node)}: ${attribute} cannot be written by hand (${why})`,
+    fix: `leave ${attribute} out or as it was`,
+  };
+}
+
+function unknownStatus(node: string, value: string): RightsProblem {
+  return {
+    code: 'STATUS_UNKNOWN',
+    node,
+    attribute: 'status',
+    message: `node ${q(node)}: status ${q(value)} is not a status`,
+    fix: 'use pending, ready, running, awaiting_input, done, failed, skipped or cancelled',
+  };
+}
+
+const q = (s: string) => JSON.stringify(s);

@@ -1,0 +1,82 @@
+import type { EventInput } from '../engine/step.js';
+import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
+import type { PlanStatus } from '../model/types.js';
+import { insertEvents, listEvents } from './sql/events.js';
+import type { Db } from './sql/executor.js';
+import type { EventFeed, EventRecord, Following, WakeEvent } from './types.js';
+import type { Wakes } from './wake.js';
+
+/** How often a follower reads anyway, in case a wake-up was missed. */
+const SAFETY_POLL_MS = 500;
+
+/** The audit log and the wake-ups: read, append, follow in order. */
+export class SqlEventFeed implements EventFeed {
+  constructor(
+    private readonly db: Db,
+    private readonly wakes: Wakes,
+  ) {}
+
+  list(planId: string, options: { after?: number } = {}): Promise<EventRecord[]> {
+    return listEvents(this.db, { planId, ...options });
+  }
+
+  listAll(options: { after?: number; limit?: number } = {}): Promise<EventRecord[]> {
+    return listEvents(this.db, { after: options.after, limit: options.limit ?? 1000 });
+  }
+
+  async lastId(): Promise<number> {
+    const [row] = await this.db.all<{ id: number | null }>(`SELECT MAX(id) AS "id" FROM events`);
+    return Number(row?.id ?? 0);
+  }
+
+  async append(events: readonly EventInput[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.db.tx((q) => insertEvents(q, events));
+  }
+
+  follow(options: { planId?: string; after?: number }, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following {
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.onWake(() => wake?.());
+    const read = (after: number) => (options.planId !== undefined ? this.list(options.planId, { after }) : this.listAll({ after }));
+    const ended = (async () => {
+      let after = options.after ?? 0;
+      try {
+        for (;;) {
+          for (const event of await read(after)) {
+            after = event.id;
+            if (await onEvent(event)) return event;
+          }
+          if (stopped) return undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, SAFETY_POLL_MS).unref();
+          });
+        }
+      } finally {
+        unsubscribe();
+      }
+    })();
+    return {
+      ended,
+      async stop() {
+        stopped = true; // one last read, so that nothing committed before the stop is missed
+        wake?.();
+        return ended;
+      },
+    };
+  }
+
+  onWake(listener: (event: WakeEvent) => void): () => void {
+    return this.wakes.on(listener);
+  }
+
+  get listening(): Promise<void> {
+    return this.wakes.listening;
+  }
+}
+
+/** Whether an event ends its plan (completed, failed, cancelled, rejected). */
+export function endsPlan(event: EventRecord): boolean {
+  return event.nodeId === undefined && event.kind === 'status' && FINISHED_PLAN_STATUSES.has(event.to as PlanStatus);
+}

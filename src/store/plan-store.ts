@@ -1,0 +1,144 @@
+import { refreshStatistics } from './sql/statistics.js';
+import { start } from '../engine/plan-steps.js';
+import { initialSnapshot } from '../engine/initial-state.js';
+import { NeedsMore, type Snapshot } from '../engine/snapshot.js';
+import type { Step } from '../engine/step.js';
+import type { PlanStatus } from '../model/types.js';
+import { newPlanId } from './ids.js';
+import type { Reads } from './reads.js';
+import type { Db, Queryable } from './sql/executor.js';
+import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, type LoadedPlan } from './sql/load.js';
+import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
+import { latestRevision, writeStructure } from './sql/revisions.js';
+import type { StepWriter } from './step-writer.js';
+import type { ChangeScope, CreatePlanInput, Decide, DecideRevision, EdgeRecord, NodeRecord, PlanRecord, PlanStore, RevisionRecord } from './types.js';
+
+/** Plans and revisions: reads through Prisma, every write one transaction through the step writer. */
+export class SqlPlanStore implements PlanStore {
+  constructor(
+    private readonly db: Db,
+    private readonly reads: Reads,
+    private readonly writer: StepWriter,
+  ) {}
+
+  async create(input: CreatePlanInput): Promise<PlanRecord> {
+    const id = newPlanId();
+    const { snapshot, candidates } = initialSnapshot(id, input.graph);
+    const step = start(snapshot, candidates);
+    const written = await this.db.tx(async (q) => {
+      const rows = await insertPlan(q, input, snapshot);
+      return this.writer.write(q, [{ step, plan: snapshot.plan }], (_, node) => rows.get(node), new Map());
+    });
+    await this.writer.after(written);
+    if (this.db.dialect === 'postgres') await refreshStatistics(this.db, input.graph.nodes.length, input.graph.edges.length);
+    return this.get(id);
+  }
+
+  async change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined> {
+    const result = await this.db.tx(async (q) => {
+      const loaded = await loadPlan(q, planId, true);
+      if (!loaded) throw planNotFound(planId);
+      if (scope.all) await loadAll(q, loaded);
+      if (scope.nodes) {
+        const found = await loadNodes(q, loaded, scope.nodes);
+        const missing = scope.nodes.find((id) => !found.includes(id));
+        if (missing !== undefined) throw nodeNotFound(planId, missing);
+        await loadDependents(q, loaded, scope.nodes);
+      }
+      const candidates = scope.candidates ? await loadCandidates(q, loaded) : [];
+      const step = await decideWithMore(q, loaded, (snapshot) => decide(snapshot, candidates));
+      if (!step) return undefined;
+      return { step, written: await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()) };
+    });
+    if (!result) return undefined;
+    await this.writer.after(result.written);
+    return result.step;
+  }
+
+  async revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined> {
+    const result = await this.db.tx(async (q) => {
+      const loaded = await loadPlan(q, planId, true);
+      if (!loaded) throw planNotFound(planId);
+      await loadAll(q, loaded);
+      const latest = await latestRevision(q, planId);
+      const write = decide({ snapshot: snapshotOf(loaded), revision: latest });
+      if (!write) return undefined;
+      const number = latest.number + 1;
+      const { revised } = write;
+      const inserted = await writeStructure(q, {
+        planId,
+        number,
+        parent: latest.number,
+        dot: write.dot,
+        author: write.author,
+        ...(write.updateLog !== undefined ? { updateLog: write.updateLog } : {}),
+        attributes: write.next.attributes,
+        next: write.next,
+        inserts: revised.inserts,
+        deletes: revised.deletes,
+      });
+      const by = revised.step.events.find((e) => e.kind === 'revision');
+      const step = {
+        ...revised.step,
+        events: [
+          {
+            planId,
+            kind: 'revision' as const,
+            driver: by?.driver ?? ('operator' as const),
+            ...(by?.actor !== undefined ? { actor: by.actor } : {}),
+            reason: write.updateLog ?? `revision ${number}`,
+            detail: { revision: number, parent: latest.number, author: write.author, changes: revised.changes.length },
+          },
+          ...revised.step.events,
+        ],
+      };
+      const rowOf = (_: string, node: string) => loaded.rows.get(node) ?? inserted.get(node);
+      return { number, written: await this.writer.write(q, [{ step, plan: loaded.plan }], rowOf, new Map()) };
+    });
+    if (!result) return undefined;
+    await this.writer.after(result.written);
+    return { revision: result.number };
+  }
+
+  get(id: string): Promise<PlanRecord> {
+    return this.reads.getPlan(id);
+  }
+  list(options?: { status?: PlanStatus }): Promise<PlanRecord[]> {
+    return this.reads.listPlans(options);
+  }
+  nodes(planId: string): Promise<NodeRecord[]> {
+    return this.reads.getNodes(planId);
+  }
+  node(planId: string, nodeId: string): Promise<NodeRecord> {
+    return this.reads.getNode(planId, nodeId);
+  }
+  edges(planId: string): Promise<EdgeRecord[]> {
+    return this.reads.getEdges(planId);
+  }
+  revisions(planId: string): Promise<RevisionRecord[]> {
+    return this.reads.listRevisions(planId);
+  }
+  revision(planId: string, number?: number): Promise<RevisionRecord> {
+    return this.reads.getRevision(planId, number);
+  }
+}
+
+/** The snapshot of what has been loaded so far. */
+export function snapshotOf(loaded: LoadedPlan): Snapshot {
+  return { plan: loaded.plan, nodes: loaded.nodes, edges: loaded.edges };
+}
+
+/** Runs a rule on what is loaded; when it needs the dependents of more nodes, loads them and runs it again. */
+export async function decideWithMore<T>(q: Queryable, loaded: LoadedPlan, rule: (snapshot: Snapshot) => T): Promise<T> {
+  for (;;) {
+    try {
+      return rule(snapshotOf(loaded));
+    } catch (error) {
+      if (!(error instanceof NeedsMore)) throw error;
+      const before = loaded.edges.size + loaded.nodes.size;
+      await loadNodes(q, loaded, error.nodes);
+      await loadDependents(q, loaded, error.nodes);
+      if (loaded.edges.size + loaded.nodes.size === before) throw error; // nothing more to load: a bug, not a loop
+    }
+  }
+}

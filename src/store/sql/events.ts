@@ -1,0 +1,30 @@
+import type { EventInput } from '../../engine/step.js';
+import { EVENT_COLUMNS, toEventRecord, type EventRow } from '../rows.js';
+import type { EventRecord } from '../types.js';
+import { chunk, type Queryable } from './executor.js';
+import { toEventWrites, type EventWrite } from './persist-rows.js';
+
+/** The audit log's rows: written in order (ids follow it), read oldest first. */
+const INSERT = `INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, at) VALUES `;
+
+export async function insertEvents(q: Queryable, events: readonly EventInput[]): Promise<void> {
+  await insertEventRows(q, toEventWrites(events));
+}
+
+/** One multi-row INSERT per 400 events. */
+export async function insertEventRows(q: Queryable, rows: readonly EventWrite[]): Promise<void> {
+  for (const part of chunk(rows, 400)) {
+    await q.run(
+      INSERT + part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)').join(', '),
+      part.flatMap((e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
+    );
+  }
+}
+
+export async function listEvents(q: Queryable, filter: { planId?: string; after?: number; limit?: number }): Promise<EventRecord[]> {
+  const where = [filter.planId !== undefined ? 'plan_id = ?' : '', 'id > ?'].filter(Boolean).join(' AND ');
+  const params = [...(filter.planId !== undefined ? [filter.planId] : []), filter.after ?? 0];
+  const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
+  const rows = await q.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ORDER BY id${limit}`, params);
+  return rows.map(toEventRecord);
+}

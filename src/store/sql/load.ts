@@ -1,0 +1,127 @@
+import { decodeText } from '../text.js';
+import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
+import type { PlanStatus } from '../../model/types.js';
+import { nodeColumns, parseJsonObject, toNodeState, type NodeRow } from '../rows.js';
+import { chunk, forUpdate, marks, type Queryable } from './executor.js';
+
+/**
+ * Loading what a step reads, inside the transaction that will write it: on PostgreSQL the node rows
+ * are locked (in id order, so that two transactions never wait on each other in a circle). A
+ * loaded node's dependents are loaded with its outgoing edges, so a snapshot never holds a node's
+ * edges without the nodes they lead to.
+ */
+export interface LoadedPlan {
+  plan: PlanState;
+  params: Record<string, string>;
+  nodes: Map<string, NodeState>;
+  edges: Map<string, OutEdge[]>;
+  /** Node id → row id, for the write. */
+  rows: Map<string, number>;
+}
+
+type Row = NodeRow & { rowId: number };
+const COLUMNS = `${nodeColumns()}, id AS "rowId"`;
+
+export async function loadPlan(q: Queryable, planId: string, lock: boolean): Promise<LoadedPlan | undefined> {
+  const [row] = await q.all<{ status: string; mode: string; attributes: string; params: string }>(
+    `SELECT status, mode, attributes, params FROM plans WHERE id = ?${lock ? forUpdate(q) : ''}`,
+    [planId],
+  );
+  if (!row) return undefined;
+  return {
+    plan: { id: planId, status: row.status as PlanStatus, mode: row.mode, attributes: parseJsonObject(row.attributes) },
+    params: parseJsonObject(row.params),
+    nodes: new Map(),
+    edges: new Map(),
+    rows: new Map(),
+  };
+}
+
+/** Adds these nodes (locked) to the loaded plan; returns the ids that exist. */
+export async function loadNodes(q: Queryable, loaded: LoadedPlan, ids: readonly string[]): Promise<string[]> {
+  const wanted = ids.filter((id) => !loaded.nodes.has(id));
+  for (const part of chunk(wanted)) {
+    const rows = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id = ? AND node_id IN (${marks(part.length)}) ORDER BY id${forUpdate(q)}`, [
+      loaded.plan.id,
+      ...part,
+    ]);
+    add(loaded, rows);
+  }
+  return ids.filter((id) => loaded.nodes.has(id));
+}
+
+/** Adds the outgoing edges of these nodes and the nodes they lead to (locked). */
+export async function loadDependents(q: Queryable, loaded: LoadedPlan, sources: readonly string[]): Promise<void> {
+  const wanted = sources.filter((id) => !loaded.edges.has(id));
+  if (wanted.length === 0) return;
+  for (const id of wanted) loaded.edges.set(id, []);
+  const targets = new Set<string>();
+  for (const part of chunk(wanted)) {
+    // No DISTINCT or ORDER BY other than the index's: SQLite then seeks (plan_id, from_node) per source.
+    const rows = await q.all<{ from: string; to: string; when: string | null }>(
+      `SELECT from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id = ? AND from_node IN (${marks(part.length)}) ORDER BY id`,
+      [loaded.plan.id, ...part],
+    );
+    for (const row of rows) {
+      loaded.edges.get(row.from)!.push(row.when === null ? { to: row.to } : { to: row.to, when: decodeText(row.when) });
+      targets.add(row.to);
+    }
+  }
+  await loadNodes(q, loaded, [...targets]);
+}
+
+/** Adds the pending nodes whose sources have all finished, and pending roots; returns their ids in order. */
+export async function loadCandidates(q: Queryable, loaded: LoadedPlan): Promise<string[]> {
+  const rows = await q.all<Row & { root: boolean | number }>(
+    `SELECT ${COLUMNS}, NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = nodes.plan_id AND e.to_node = nodes.node_id) AS "root" ` +
+      `FROM nodes WHERE plan_id = ? AND status = 'pending' AND waiting = 0 ORDER BY id${forUpdate(q)}`,
+    [loaded.plan.id],
+  );
+  add(loaded, rows);
+  for (const row of rows) loaded.nodes.get(row.nodeId)!.root = row.root === true || row.root === 1;
+  return rows.map((r) => r.nodeId);
+}
+
+/** Every node (locked) and edge of the plan. */
+export async function loadAll(q: Queryable, loaded: LoadedPlan): Promise<void> {
+  const rows = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id = ? ORDER BY id${forUpdate(q)}`, [loaded.plan.id]);
+  add(loaded, rows);
+  const edges = await q.all<{ from: string; to: string; when: string | null }>(
+    `SELECT from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id = ? ORDER BY id`,
+    [loaded.plan.id],
+  );
+  for (const node of loaded.nodes.keys()) if (!loaded.edges.has(node)) loaded.edges.set(node, []);
+  for (const edge of edges) loaded.edges.get(edge.from)?.push(edge.when === null ? { to: edge.to } : { to: edge.to, when: decodeText(edge.when) });
+}
+
+/** A running node still held by this lease token, locked; with its plan and lease owner. */
+export interface LeasedRow extends Row {
+  leaseToken: string | null;
+}
+
+export async function lockLeased(q: Queryable, rowIds: readonly number[]): Promise<LeasedRow[]> {
+  const out: LeasedRow[] = [];
+  for (const part of chunk(rowIds)) {
+    out.push(
+      ...(await q.all<LeasedRow>(
+        `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running' ORDER BY id${forUpdate(q)}`,
+        part,
+      )),
+    );
+  }
+  return out;
+}
+
+function add(loaded: LoadedPlan, rows: readonly Row[]): void {
+  for (const row of rows) {
+    if (loaded.nodes.has(row.nodeId)) continue;
+    loaded.nodes.set(row.nodeId, toNodeState(row));
+    loaded.rows.set(row.nodeId, Number(row.rowId));
+  }
+}
+
+/** The node id a lease token's row holds: tokens are `<row id>.<random>`. */
+export function tokenRowId(token: string): number | undefined {
+  const id = Number(token.slice(0, token.indexOf('.')));
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}

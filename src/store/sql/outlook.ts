@@ -1,0 +1,33 @@
+import type { Outlook } from '../types.js';
+import type { Queryable } from './executor.js';
+
+/**
+ * What keeps workers busy (for `--until-idle` and wake-up timers), in one indexed scan: ready and
+ * waiting nodes of running plans, and running nodes of any plan (a paused or failed plan's running
+ * nodes still finish, and their leases can still run out).
+ */
+/** A scalar subquery rather than a join: the scan stays on the status index whatever the number of stored plans. */
+const LIVE = `(SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+const OUTLOOK =
+  `SELECT ` +
+  `COALESCE(SUM(CASE WHEN n.status = 'ready' AND n.run_after <= NOW AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "ready", ` +
+  `COALESCE(SUM(CASE WHEN n.status = 'running' THEN 1 ELSE 0 END), 0) AS "running", ` +
+  `COALESCE(SUM(CASE WHEN n.status = 'ready' AND n.run_after > NOW AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "retryPending", ` +
+  `COALESCE(SUM(CASE WHEN n.status = 'awaiting_input' AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "awaitingInput", ` +
+  `MIN(CASE WHEN n.status = 'ready' AND n.run_after > NOW AND ${LIVE} THEN n.run_after END) AS "nextDueAt", ` +
+  `MIN(CASE WHEN n.status = 'running' THEN n.lease_expires_at END) AS "nextExpiry" ` +
+  `FROM nodes n WHERE n.status IN ('ready', 'running', 'awaiting_input')`;
+
+export async function outlook(q: Queryable): Promise<Outlook> {
+  type Row = { ready: number; running: number; retryPending: number; awaitingInput: number; nextDueAt: number | null; nextExpiry: number | null };
+  const [row] = await q.all<Row>(OUTLOOK);
+  const out: Outlook = {
+    ready: Number(row?.ready ?? 0),
+    running: Number(row?.running ?? 0),
+    retryPending: Number(row?.retryPending ?? 0),
+    awaitingInput: Number(row?.awaitingInput ?? 0),
+  };
+  const times = [row?.nextDueAt, row?.nextExpiry].filter((t): t is number => t !== null && t !== undefined).map(Number);
+  if (times.length > 0) out.nextWakeAt = new Date(Math.min(...times));
+  return out;
+}

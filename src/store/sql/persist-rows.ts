@@ -1,0 +1,145 @@
+import { TERMINAL_NODE_STATUSES } from '../../model/status.js';
+import type { EventInput, Step } from '../../engine/step.js';
+import { DotplanError } from '../../errors/errors.js';
+import { encodeText } from '../text.js';
+
+/**
+ * A step as rows to write — the same for both backends. A node row is written only if it still
+ * holds the state the step was computed from (`exp_*`, and the lease token of the attempt being
+ * finished); the lease follows the move: a claim takes a new one, leaving `running` clears it.
+ */
+export interface NodeWrite {
+  id: number;
+  plan_id: string;
+  node_id: string;
+  exp_status: string;
+  exp_waiting: number;
+  exp_taken: number;
+  exp_token: string | null;
+  status: string;
+  waiting: number;
+  taken: number;
+  set_output: boolean;
+  output: string | null;
+  set_answer: boolean;
+  answer: string | null;
+  set_error: boolean;
+  error: string | null;
+  attempts: number | null;
+  /** null: keep; 0: due at once; > 0: due that many ms from now. */
+  run_after_delay: number | null;
+  set_skipped_by: boolean;
+  skipped_by: string | null;
+  attributes: string | null;
+  claim: boolean;
+  clear_lease: boolean;
+  finished: boolean;
+}
+
+export interface PlanWrite {
+  plan_id: string;
+  from_status: string;
+  to_status: string;
+  set_error: boolean;
+  error: string | null;
+}
+
+export interface EventWrite {
+  ord: number;
+  plan_id: string;
+  node_id: string | null;
+  kind: string;
+  driver: string;
+  actor: string | null;
+  from_status: string;
+  to_status: string;
+  reason: string | null;
+  detail: string | null;
+  /** A plan move's event: written only if the plan move was (another writer may have moved the plan first). */
+  plan_move: boolean;
+}
+
+export interface WriteSet {
+  nodes: NodeWrite[];
+  plans: PlanWrite[];
+  events: EventWrite[];
+  /** The plan statuses the steps were computed on: the write is refused if one changed meanwhile. */
+  expect: Array<{ plan_id: string; status: string }>;
+}
+
+/** Row ids of the nodes the steps change, by plan and node id. */
+export type RowIds = (planId: string, nodeId: string) => number | undefined;
+
+export function toWriteSet(
+  steps: readonly Step[],
+  rowIds: RowIds,
+  tokens: ReadonlyMap<number, string> = new Map(),
+  planStatus?: (planId: string) => string,
+): WriteSet {
+  const out: WriteSet = { nodes: [], plans: [], events: [], expect: [] };
+  for (const step of steps) {
+    const status = planStatus?.(step.planId);
+    if (status !== undefined) out.expect.push({ plan_id: step.planId, status });
+    for (const change of step.changes) {
+      const id = rowIds(step.planId, change.node);
+      if (id === undefined) throw new DotplanError('INTERNAL', `no row for node ${JSON.stringify(change.node)} of plan ${step.planId} in the step`);
+      const { set } = change;
+      out.nodes.push({
+        id,
+        plan_id: step.planId,
+        node_id: change.node,
+        exp_status: change.expect.status,
+        exp_waiting: change.expect.waiting,
+        exp_taken: change.expect.taken,
+        exp_token: change.expect.status === 'running' ? (tokens.get(id) ?? null) : null,
+        status: change.status,
+        waiting: change.waiting,
+        taken: change.taken,
+        set_output: set.output !== undefined,
+        output: encodeText(set.output),
+        set_answer: set.answer !== undefined,
+        answer: encodeText(set.answer),
+        set_error: set.error !== undefined,
+        error: encodeText(set.error),
+        attempts: set.attempts ?? null,
+        run_after_delay: set.runAfterDelayMs ?? null,
+        set_skipped_by: set.skippedBy !== undefined,
+        skipped_by: set.skippedBy ?? null,
+        attributes: set.attributes !== undefined ? JSON.stringify(set.attributes) : null,
+        claim: change.claim === true,
+        clear_lease: change.claim !== true && change.expect.status === 'running' && change.status !== 'running',
+        finished: change.status !== change.expect.status && TERMINAL_NODE_STATUSES.has(change.status),
+      });
+    }
+    if (step.planChange) {
+      const { from, to, error } = step.planChange;
+      out.plans.push({ plan_id: step.planId, from_status: from, to_status: to, set_error: error !== undefined, error: encodeText(error) });
+    }
+    out.events.push(...toEventWrites(step.events, out.events.length));
+  }
+  return out;
+}
+
+export function toEventWrites(events: readonly EventInput[], first = 0): EventWrite[] {
+  return events.map((event, i) => ({
+    ord: first + i,
+    plan_id: event.planId,
+    node_id: event.node ?? null,
+    kind: event.kind,
+    driver: event.driver,
+    actor: event.actor ?? null,
+    from_status: event.from ?? '',
+    to_status: event.to ?? '',
+    reason: encodeText(event.reason),
+    detail: event.detail !== undefined ? JSON.stringify(event.detail) : null,
+    plan_move: event.node === undefined && event.kind === 'status',
+  }));
+}
+
+/** Some row no longer held what the step was computed from: nothing of the step was written. */
+export class StaleStepError extends DotplanError {
+  constructor() {
+    super('CONFLICT', 'the plan changed while the step was computed; nothing was written');
+    this.name = 'StaleStepError';
+  }
+}

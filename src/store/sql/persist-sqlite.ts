@@ -1,0 +1,80 @@
+import type { ClaimedNode, HandOffOptions } from '../types.js';
+import { claimSqlite, toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
+import { insertEventRows } from './events.js';
+import { named, marks, type Queryable } from './executor.js';
+import { StaleStepError, type NodeWrite, type WriteSet } from './persist-rows.js';
+
+/**
+ * Writes a step's rows on SQLite, inside the caller's write transaction (BEGIN IMMEDIATE: no other
+ * writer can interleave, so a failed guard means a bug, and throws). Then claims up to `claim.limit`
+ * more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
+ * claimed after, and the plans whose move was written.
+ */
+const UPDATE_NODE =
+  `UPDATE nodes SET status = :status, waiting = :waiting, taken = :taken, ` +
+  `output = CASE WHEN :set_output THEN :output ELSE output END, answer = CASE WHEN :set_answer THEN :answer ELSE answer END, ` +
+  `error = CASE WHEN :set_error THEN :error ELSE error END, attempts = COALESCE(:attempts, attempts), ` +
+  `run_after = CASE WHEN :run_after_delay IS NULL THEN run_after WHEN :run_after_delay = 0 THEN 0 ELSE NOW + :run_after_delay END, ` +
+  `skipped_by = CASE WHEN :set_skipped_by THEN :skipped_by ELSE skipped_by END, attributes = COALESCE(:attributes, attributes), ` +
+  `lease_owner = CASE WHEN :claim THEN :owner WHEN :clear_lease THEN NULL ELSE lease_owner END, ` +
+  `lease_token = CASE WHEN :claim THEN id || '.' || lower(hex(randomblob(16))) WHEN :clear_lease THEN NULL ELSE lease_token END, ` +
+  `lease_expires_at = CASE WHEN :claim THEN NOW + :lease_ms WHEN :clear_lease THEN NULL ELSE lease_expires_at END, ` +
+  `started_at = CASE WHEN :claim THEN NOW ELSE started_at END, finished_at = CASE WHEN :finished THEN NOW ELSE finished_at END, updated_at = NOW ` +
+  `WHERE id = :id AND status = :exp_status AND waiting = :exp_waiting AND taken = :exp_taken AND (:exp_token IS NULL OR lease_token = :exp_token) ` +
+  `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+
+const UPDATE_PLAN = `UPDATE plans SET status = :to_status, error = CASE WHEN :set_error THEN :error ELSE error END, updated_at = NOW WHERE id = :plan_id AND status = :from_status RETURNING id`;
+
+export interface Persisted {
+  handed: ClaimedNode[];
+  claimed: ClaimedNode[];
+  /** Plans whose move was written. */
+  planMoves: Set<string>;
+}
+
+export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions): Promise<Persisted> {
+  for (const { plan_id, status } of writes.expect) {
+    const [row] = await q.all<{ status: string }>(`SELECT status FROM plans WHERE id = ?`, [plan_id]);
+    if (row?.status !== status) throw new StaleStepError();
+  }
+  const handedRows: ClaimRow[] = [];
+  for (const node of writes.nodes) {
+    const { sql, params } = named(UPDATE_NODE, { ...bools(node), owner: claim.owner, lease_ms: claim.leaseMs });
+    const [row] = await q.all<ClaimRow>(sql, params);
+    if (!row) throw new StaleStepError();
+    if (node.claim) handedRows.push(row);
+  }
+  const planMoves = new Set<string>();
+  for (const plan of writes.plans) {
+    const { sql, params } = named(UPDATE_PLAN, { ...plan, set_error: plan.set_error ? 1 : 0 });
+    if ((await q.all(sql, params)).length > 0) planMoves.add(plan.plan_id);
+  }
+  await insertEventRows(
+    q,
+    writes.events.filter((e) => !e.plan_move || planMoves.has(e.plan_id)),
+  );
+  const handed = handedRows.length > 0 ? await withPlans(q, handedRows) : [];
+  const others = claim.claimOthers === false ? 0 : claim.limit - handed.length;
+  const claimed = await claimSqlite(
+    q,
+    { ...claim, limit: others },
+    writes.nodes.map((n) => n.id),
+  );
+  return { handed, claimed, planMoves };
+}
+
+function bools(node: NodeWrite): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...node };
+  for (const [key, value] of Object.entries(node)) if (typeof value === 'boolean') out[key] = value ? 1 : 0;
+  return out;
+}
+
+async function withPlans(q: Queryable, rows: ClaimRow[]): Promise<ClaimedNode[]> {
+  const ids = [...new Set(rows.map((r) => r.planId))];
+  const plans = await q.all<PlanColumns & { id: string }>(
+    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode" FROM plans WHERE id IN (${marks(ids.length)})`,
+    ids,
+  );
+  const byId = new Map(plans.map((p) => [p.id, p]));
+  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+}

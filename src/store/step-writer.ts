@@ -1,0 +1,112 @@
+import { refreshAfterPlan } from './sql/statistics.js';
+import { settle } from '../engine/plan-steps.js';
+import type { PlanState } from '../engine/snapshot.js';
+import type { Step } from '../engine/step.js';
+import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
+import type { Db, Queryable } from './sql/executor.js';
+import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
+import { persistPostgres } from './sql/persist-postgres.js';
+import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
+import { planFacts } from './sql/settle.js';
+import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
+import { WAKE_CHANNEL, type Wakes } from './wake.js';
+
+/** A step with the plan state it was computed on. */
+export interface PlannedStep {
+  step: Step;
+  plan: PlanState;
+}
+
+export interface Written {
+  steps: readonly PlannedStep[];
+  persisted: Persisted;
+  wakes: WakeEvent[];
+}
+
+const NO_CLAIM: ClaimOptions = { owner: '', limit: 0, leaseMs: 0 };
+
+/**
+ * The one way steps reach the database: rows written all or nothing (persist-*.ts), then after
+ * commit the wake-ups, and settling of the plans a step may have finished — inside the transaction
+ * on SQLite (writers take turns), right after commit on PostgreSQL (of concurrent writers, the one
+ * committing last sees every result).
+ */
+export class StepWriter {
+  constructor(
+    private readonly db: Db,
+    private readonly wakes: Wakes,
+  ) {}
+
+  /**
+   * Writes the steps with `q` — a transaction, or on PostgreSQL the pool itself for a single
+   * statement. Throws StaleStepError when a row no longer holds what a step was computed from.
+   */
+  async write(
+    q: Queryable,
+    steps: readonly PlannedStep[],
+    rows: RowIds,
+    tokens: ReadonlyMap<number, string>,
+    claim: HandOffOptions = NO_CLAIM,
+  ): Promise<Written> {
+    const plans = new Map(steps.map((s) => [s.step.planId, s.plan.status]));
+    const writes = toWriteSet(
+      steps.map((s) => s.step),
+      rows,
+      tokens,
+      (planId) => plans.get(planId)!,
+    );
+    const wakes = wakeEvents(steps.map((s) => s.step));
+    let persisted: Persisted | undefined;
+    if (q.dialect === 'postgres') {
+      persisted = await persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
+      if (!persisted) throw new StaleStepError();
+    } else {
+      persisted = await persistSqlite(q, writes, claim);
+      for (const planned of steps) {
+        const settled = await this.#settle(q, planned, persisted);
+        if (settled) wakes.push({ reason: 'plan', planId: planned.step.planId });
+      }
+    }
+    return { steps, persisted, wakes };
+  }
+
+  /** After commit: wake-ups, then (PostgreSQL) settling; `holding`: plans the caller still runs nodes of. */
+  async after(written: Written, holding?: ReadonlySet<string>): Promise<void> {
+    this.wakes.emit(written.wakes);
+    if (this.db.dialect !== 'postgres') return;
+    for (const planned of written.steps) {
+      if (holding?.has(planned.step.planId)) continue;
+      if (await this.#settle(this.db, planned, written.persisted)) {
+        this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
+        await refreshAfterPlan(this.db, planned.step.planId);
+      }
+    }
+  }
+
+  /** Settles the step's plan when it may be over; true when it did. */
+  async #settle(q: Queryable, { step, plan }: PlannedStep, persisted: Persisted): Promise<boolean> {
+    if (!step.settle || [...persisted.handed, ...persisted.claimed].some((c: ClaimedNode) => c.planId === step.planId)) return false;
+    const status = step.planChange && persisted.planMoves.has(step.planId) ? step.planChange.to : plan.status;
+    if (FINISHED_PLAN_STATUSES.has(status)) return false;
+    const settled = settle({ ...plan, status }, await planFacts(q, step.planId));
+    if (!settled) return false;
+    const writes = toWriteSet([settled], () => undefined);
+    const done =
+      q.dialect === 'postgres'
+        ? await persistPostgres(q, writes, NO_CLAIM, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads([{ reason: 'plan', planId: step.planId }]) })
+        : await persistSqlite(q, writes, NO_CLAIM);
+    return done?.planMoves.has(step.planId) === true;
+  }
+}
+
+/** What other workers and followers should hear of these steps once they are committed. */
+function wakeEvents(steps: readonly Step[]): WakeEvent[] {
+  const out: WakeEvent[] = [];
+  for (const step of steps) {
+    const planId = step.planId;
+    if (step.readyLeft) out.push({ reason: 'ready', planId });
+    if (step.changes.some((c) => c.status !== c.expect.status && c.status !== 'ready' && c.status !== 'running')) out.push({ reason: 'finished', planId });
+    if (step.planChange) out.push({ reason: 'plan', planId });
+  }
+  return out;
+}

@@ -1,0 +1,238 @@
+import { finishAttempts, expireLeases, type AttemptEnd } from '../engine/attempts.js';
+import { NeedsMore, type NodeState, type OutEdge, type Snapshot } from '../engine/snapshot.js';
+import { ConflictError, DotplanError } from '../errors/errors.js';
+import type { RetryDefaults } from '../engine/retry-policy.js';
+import { claimPostgres, claimSqlite } from './sql/claim.js';
+import type { Db, Queryable } from './sql/executor.js';
+import { renewLeases, lockExpired } from './sql/leases.js';
+import { loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
+import { outlook } from './sql/outlook.js';
+import { StaleStepError } from './sql/persist-rows.js';
+import { isRetryableDbError } from './sql/retry.js';
+import { decideWithMore, snapshotOf } from './plan-store.js';
+import type { PlannedStep, StepWriter, Written } from './step-writer.js';
+import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
+
+/** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
+export const EXPIRY_RETRIES = 2;
+
+export function leaseLost(): ConflictError {
+  return new ConflictError(
+    'lease lost: this attempt no longer holds the node (its lease expired and it was taken over, it was cancelled, or the attempt was already finished); its result was not recorded',
+  );
+}
+
+/**
+ * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
+ * engine's rule on a snapshot and persists the step with the work it hands to the same worker:
+ * on PostgreSQL in one statement from what the claim saw when every dependent waited for this node
+ * alone (`finishFromBasis`); otherwise — or when a checked value no longer holds — in a transaction
+ * that locks what it reads first (`finishLocked`). Both write the same rows.
+ */
+export class SqlWorkQueue implements WorkQueue {
+  constructor(
+    private readonly db: Db,
+    private readonly writer: StepWriter,
+  ) {}
+
+  async claim(options: ClaimOptions): Promise<ClaimedNode[]> {
+    if (options.limit <= 0) return [];
+    if (this.db.dialect === 'postgres') return claimPostgres(this.db, options);
+    return this.db.tx((q) => claimSqlite(q, options));
+  }
+
+  async renew(owner: string, tokens: readonly string[], leaseMs: number): Promise<string[]> {
+    return tokens.length === 0 ? [] : renewLeases(this.db, owner, tokens, leaseMs);
+  }
+
+  async finish(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome> {
+    if (reports.length === 0) return { results: [], claimed: [] };
+    try {
+      return (await this.finishFromBasis(reports, options)) ?? (await this.finishLocked(reports, options));
+    } catch (error) {
+      if (error instanceof ConflictError || isRetryableDbError(error)) throw error;
+      return this.#finishOneByOne(reports, options, error);
+    }
+  }
+
+  /** PostgreSQL's one-statement finish from the claims' bases; undefined when it does not apply or a checked value changed. */
+  async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
+    if (this.db.dialect !== 'postgres' || !reports.every((r) => r.claim.basis?.dependents.every((d) => d.node.waiting === 1))) return undefined;
+    const byPlan = new Map<string, LoadedPlan>();
+    const tokens = new Map<number, string>();
+    for (const { claim } of reports) {
+      const basis = claim.basis!;
+      let loaded = byPlan.get(claim.planId);
+      if (!loaded) byPlan.set(claim.planId, (loaded = { plan: basis.plan, params: claim.params, nodes: new Map(), edges: new Map(), rows: new Map() }));
+      if (loaded.nodes.has(claim.nodeId)) return undefined;
+      loaded.nodes.set(claim.nodeId, { ...basis.node, attributes: claim.attributes });
+      loaded.rows.set(claim.nodeId, basis.rowId);
+      tokens.set(basis.rowId, claim.token);
+      const edges: OutEdge[] = [];
+      for (const d of basis.dependents) {
+        edges.push(d.edge);
+        if (loaded.nodes.has(d.node.id) && loaded.rows.get(d.node.id) !== d.rowId) return undefined;
+        if (!loaded.nodes.has(d.node.id)) loaded.nodes.set(d.node.id, d.node);
+        loaded.rows.set(d.node.id, d.rowId);
+      }
+      loaded.edges.set(claim.nodeId, edges);
+    }
+    let steps: PlannedStep[];
+    try {
+      steps = await this.#steps(reports, byPlan, options);
+    } catch (error) {
+      if (error instanceof NeedsMore) return undefined;
+      throw error;
+    }
+    let written: Written;
+    try {
+      written = await this.writer.write(this.db, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
+    } catch (error) {
+      if (error instanceof StaleStepError || isRetryableDbError(error)) return undefined;
+      throw error;
+    }
+    return this.#outcome(reports, written, options);
+  }
+
+  /** The general finish: one transaction that locks the leased rows and their dependents before reading them. */
+  async finishLocked(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome> {
+    const refused = new Map<number, Error>();
+    const written = await this.db.tx(async (q) => {
+      refused.clear();
+      const rowIds = reports.map((r) => tokenRowId(r.claim.token));
+      const leased = new Map(
+        (
+          await lockLeased(
+            q,
+            rowIds.filter((id): id is number => id !== undefined),
+          )
+        ).map((row) => [Number(row.rowId), row]),
+      );
+      const byPlan = new Map<string, LoadedPlan>();
+      const valid: AttemptReport[] = [];
+      const tokens = new Map<number, string>();
+      for (const [index, report] of reports.entries()) {
+        const row = rowIds[index] === undefined ? undefined : leased.get(rowIds[index]);
+        if (!row || row.leaseToken !== report.claim.token) {
+          refused.set(index, leaseLost());
+          continue;
+        }
+        let loaded = byPlan.get(row.planId);
+        if (!loaded) {
+          loaded = await loadPlan(q, row.planId, false);
+          if (!loaded) throw new DotplanError('INTERNAL', `plan ${row.planId} of a leased node is gone`);
+          byPlan.set(row.planId, loaded);
+        }
+        tokens.set(Number(row.rowId), report.claim.token);
+        valid.push(report);
+      }
+      for (const [planId, loaded] of byPlan) {
+        const ids = valid.filter((r) => r.claim.planId === planId).map((r) => r.claim.nodeId);
+        await loadNodes(q, loaded, ids);
+        await loadDependents(q, loaded, ids);
+      }
+      const steps = await this.#steps(valid, byPlan, options, q);
+      return this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
+    });
+    const outcome = await this.#outcome(reports, written, options);
+    for (const [index, error] of refused) outcome.results[index] = error;
+    return outcome;
+  }
+
+  async expire(options: { retryDefaults: RetryDefaults }): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { count, written } = await this.db.tx(async (q) => {
+        const expired = await lockExpired(q, 200);
+        const steps: PlannedStep[] = [];
+        const byPlan = new Map<string, LoadedPlan>();
+        for (const planId of new Set(expired.map((e) => e.planId))) {
+          const loaded = (await loadPlan(q, planId, false))!;
+          byPlan.set(planId, loaded);
+          const mine = expired.filter((e) => e.planId === planId);
+          await loadNodes(
+            q,
+            loaded,
+            mine.map((e) => e.nodeId),
+          );
+          await loadDependents(
+            q,
+            loaded,
+            mine.map((e) => e.nodeId),
+          );
+          const step = await decideWithMore(q, loaded, (snapshot) =>
+            expireLeases(
+              snapshot,
+              mine.map((e) => ({ node: e.nodeId, ...(e.owner ? { owner: e.owner } : {}) })),
+              options.retryDefaults,
+              EXPIRY_RETRIES,
+            ),
+          );
+          steps.push({ step, plan: loaded.plan });
+        }
+        const out = steps.length > 0 ? await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), new Map()) : undefined;
+        return { count: expired.length, written: out };
+      });
+      if (written) await this.writer.after(written);
+      total += count;
+      if (count < 200) return total;
+    }
+  }
+
+  outlook(): Promise<Outlook> {
+    return outlook(this.db);
+  }
+
+  /** One step per plan; the worker's free slots go to the plans in turn. With `q`, what a rule needs more is loaded. */
+  async #steps(reports: readonly AttemptReport[], byPlan: ReadonlyMap<string, LoadedPlan>, options: FinishOptions, q?: Queryable): Promise<PlannedStep[]> {
+    let slots = options.limit;
+    const steps: PlannedStep[] = [];
+    for (const [planId, loaded] of byPlan) {
+      const ends: AttemptEnd[] = reports.filter((r) => r.claim.planId === planId).map((r) => ({ node: r.claim.nodeId, result: r.result, jitter: r.jitter }));
+      const rule = (snapshot: Snapshot) => finishAttempts(snapshot, ends, { retryDefaults: options.retryDefaults, owner: options.owner, claim: slots });
+      const step = q ? await decideWithMore(q, loaded, rule) : rule(snapshotOf(loaded));
+      slots -= step.changes.filter((c) => c.claim).length;
+      steps.push({ step, plan: loaded.plan });
+    }
+    return steps;
+  }
+
+  async #outcome(reports: readonly AttemptReport[], written: Written, options: FinishOptions): Promise<FinishOutcome> {
+    await this.writer.after(written, options.holding);
+    const statuses = new Map<string, NodeState['status']>();
+    for (const { step } of written.steps) for (const change of step.changes) statuses.set(`${step.planId}\u0000${change.node}`, change.status);
+    return {
+      results: reports.map((r) => {
+        const status = statuses.get(`${r.claim.planId}\u0000${r.claim.nodeId}`);
+        return status !== undefined ? { status } : leaseLost();
+      }),
+      claimed: [...written.persisted.handed, ...written.persisted.claimed],
+    };
+  }
+
+  /**
+   * A batch that could not be written for a reason other than a lost lease: each report alone, and
+   * one that still cannot be written fails its attempt with the reason, so that no node stays
+   * `running` until its lease runs out.
+   */
+  async #finishOneByOne(reports: readonly AttemptReport[], options: FinishOptions, cause: unknown): Promise<FinishOutcome> {
+    const results: FinishOutcome['results'] = [];
+    const claimed: ClaimedNode[] = [];
+    for (const report of reports) {
+      let outcome: FinishOutcome;
+      try {
+        outcome = reports.length > 1 ? await this.finishLocked([report], options) : await this.#failStorage(report, options, cause);
+      } catch (error) {
+        outcome = error instanceof ConflictError ? { results: [error], claimed: [] } : await this.#failStorage(report, options, error);
+      }
+      results.push(outcome.results[0]!);
+      claimed.push(...outcome.claimed);
+    }
+    return { results, claimed };
+  }
+
+  async #failStorage(report: AttemptReport, options: FinishOptions, cause: unknown): Promise<FinishOutcome> {
+    const message = `its result could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`;
+    return this.finishLocked([{ ...report, result: { kind: 'failed', error: message, retryable: false } }], options);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Random plans and a deterministic single worker to drive them, for the property tests that hold
+ * two paths (or two backends) to the same result: each node's outcome depends only on its id and
+ * attempt, claims come in (run_after, id) order, and retries are due at once.
+ */
+import fc from 'fast-check';
+import type { AttemptResult } from '../../src/engine/attempts.js';
+import type { Attributes, PlanGraph } from '../../src/model/types.js';
+import type { AttemptReport, ClaimedNode, FinishOptions, FinishOutcome, Store } from '../../src/store/types.js';
+import { graphOf } from './fixtures.js';
+
+export type Outcome = 'yes' | 'no' | 'fail' | 'flaky';
+
+export interface RandomPlan {
+  graph: PlanGraph;
+  outcomes: Record<string, Outcome>;
+  /** Slots the worker has free when it finishes a node (the hand-off). */
+  slots: number;
+}
+
+export const randomPlan: fc.Arbitrary<RandomPlan> = fc
+  .integer({ min: 2, max: 9 })
+  .chain((n) =>
+    fc.record({
+      n: fc.constant(n),
+      edges: fc.uniqueArray(
+        fc.tuple(fc.nat(n - 1), fc.nat(n - 1)).filter(([a, b]) => a < b),
+        { selector: ([a, b]) => `${a}-${b}`, maxLength: 2 * n },
+      ),
+      whens: fc.array(fc.constantFrom(undefined, undefined, 'yes', '!yes'), { minLength: 20, maxLength: 20 }),
+      outcomes: fc.array(fc.constantFrom<Outcome>('yes', 'yes', 'no', 'fail', 'flaky'), { minLength: n, maxLength: n }),
+      onFailure: fc.constantFrom('stop', 'continue'),
+      slots: fc.integer({ min: 0, max: 2 }),
+    }),
+  )
+  .map(({ n, edges, whens, outcomes, onFailure, slots }) => {
+    const nodes: Record<string, Attributes> = {};
+    for (let i = 0; i < n; i++) nodes[`n${i}`] = outcomes[i] === 'flaky' ? { retries: '1', retryDelay: '0ms' } : {};
+    const graph = graphOf(
+      nodes,
+      edges.map(([a, b], i) => [`n${a}`, `n${b}`, whens[i % whens.length]]),
+      { mode: 'workflow', onFailure },
+    );
+    return { graph, outcomes: Object.fromEntries(outcomes.map((o, i) => [`n${i}`, o])), slots };
+  });
+
+/** What the node's tool does on this attempt. */
+export function resultOf(outcome: Outcome, attempt: number): AttemptResult {
+  if (outcome === 'fail' || (outcome === 'flaky' && attempt === 1))
+    return { kind: 'failed', error: `attempt ${attempt} broke`, retryable: outcome === 'flaky' };
+  return { kind: 'done', output: outcome === 'no' ? 'no' : 'yes' };
+}
+
+export type Finish = (reports: readonly AttemptReport[], options: FinishOptions) => Promise<FinishOutcome>;
+
+/** Runs the plan to its end with one worker that finishes each node alone, using `finish`. */
+export async function drive(store: Store, planId: string, plan: RandomPlan, finish: Finish): Promise<void> {
+  const options = { owner: 'w', leaseMs: 60_000, retryDefaults: { retries: 0, retryDelay: '0ms' } };
+  let queue: ClaimedNode[] = [];
+  for (let guard = 0; guard < 200; guard++) {
+    if (queue.length === 0) queue = (await store.queue.claim({ ...options, limit: 1 })).filter((c) => c.planId === planId);
+    const claim = queue.shift();
+    if (!claim) return;
+    const { results, claimed } = await finish([{ claim, result: resultOf(plan.outcomes[claim.nodeId]!, claim.attempts), jitter: 0.5 }], {
+      ...options,
+      limit: plan.slots,
+    });
+    if (results[0] instanceof Error) throw results[0];
+    queue.push(...claimed);
+  }
+  throw new Error('the plan did not end');
+}
+
+/** The rows and events a run left, without ids and times. */
+export async function outcomeOf(store: Store, planId: string) {
+  const nodes = (await store.plans.nodes(planId)).map((n) => ({
+    id: n.id,
+    status: n.status,
+    attempts: n.attempts,
+    output: n.output,
+    error: n.error,
+    waiting: n.waiting,
+    taken: n.taken,
+    skippedBy: n.skippedBy,
+    leaseOwner: n.leaseOwner,
+    finished: n.finishedAt !== undefined,
+  }));
+  const events = (await store.events.list(planId)).map((e) => ({
+    node: e.nodeId ?? null,
+    kind: e.kind,
+    driver: e.driver,
+    actor: e.actor ?? null,
+    from: e.from,
+    to: e.to,
+    reason: e.reason ?? null,
+  }));
+  return { plan: (await store.plans.get(planId)).status, nodes, events };
+}

@@ -1,0 +1,61 @@
+/**
+ * The one-statement finish (PostgreSQL, from what the claim saw) may exist only because it writes
+ * exactly what the locking finish writes: for the same random plans — chains, joins, `when`
+ * branches, failures under both onFailure policies, retries — both leave identical node rows and
+ * identical events. And SQLite and PostgreSQL record the same event sequence for every node.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlWorkQueue } from '../../src/store/work-queue.js';
+import type { AttemptReport, FinishOptions } from '../../src/store/types.js';
+import { createTestStore, type TestStore } from '../support/db.js';
+import { drive, outcomeOf, randomPlan } from './drive.js';
+import { planInput } from './fixtures.js';
+
+const wanted = process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '') || process.env.CI === 'true';
+if (!wanted) console.warn('path and backend equivalence not run: they need PostgreSQL (DATABASE_URL=postgres://… or DB=postgres; in CI they always run)');
+
+describe.runIf(wanted)('finishing paths and backends agree', () => {
+  let pg: TestStore;
+  let sqlite: TestStore;
+  beforeAll(async () => {
+    [pg, sqlite] = await Promise.all([createTestStore('postgres'), createTestStore('sqlite')]);
+  });
+  afterAll(async () => {
+    await Promise.all([pg?.cleanup(), sqlite?.cleanup()]);
+  });
+
+  it('the one-statement finish leaves the same rows and events as the locking one', async () => {
+    const queue = pg.queue as SqlWorkQueue;
+    let fast = 0;
+    const optimistic = async (reports: readonly AttemptReport[], options: FinishOptions) => {
+      const done = await queue.finishFromBasis(reports, options);
+      if (done) fast++;
+      return done ?? queue.finishLocked(reports, options);
+    };
+    await fc.assert(
+      fc.asyncProperty(randomPlan, async (plan) => {
+        const a = await pg.plans.create(planInput(plan.graph));
+        await drive(pg, a.id, plan, optimistic);
+        const b = await pg.plans.create(planInput(plan.graph));
+        await drive(pg, b.id, plan, (reports, options) => queue.finishLocked(reports, options));
+        expect(await outcomeOf(pg, a.id)).toEqual(await outcomeOf(pg, b.id));
+      }),
+      { numRuns: 100 },
+    );
+    expect(fast).toBeGreaterThan(100); // the one-statement path was really taken
+  });
+
+  it('SQLite and PostgreSQL record the same events for every node', async () => {
+    await fc.assert(
+      fc.asyncProperty(randomPlan, async (plan) => {
+        const onPg = await pg.plans.create(planInput(plan.graph));
+        const onSqlite = await sqlite.plans.create(planInput(plan.graph));
+        await drive(pg, onPg.id, plan, (r, o) => pg.queue.finish(r, o));
+        await drive(sqlite, onSqlite.id, plan, (r, o) => sqlite.queue.finish(r, o));
+        expect(await outcomeOf(sqlite, onSqlite.id)).toEqual(await outcomeOf(pg, onPg.id));
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
