@@ -108,8 +108,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   stop(options: { drain?: boolean } = {}): Promise<void> {
     this.stopped ??= (async () => {
       this.unsubscribe?.();
-      clearTimeout(this.dueTimer);
       await this.poller.stop();
+      // After the loop's last round: a round in flight may have set the timer again.
+      clearTimeout(this.dueTimer);
       if (!options.drain) for (const { controller } of this.inflight.values()) controller.abort(new AttemptAborted('shutdown'));
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
@@ -227,6 +228,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private async lookAhead(): Promise<void> {
     const outlook = await this.options.store.queue.outlook();
     clearTimeout(this.dueTimer);
+    if (this.stopped) return;
     if (outlook.nextWakeAt) {
       const wait = Math.max(0, outlook.nextWakeAt.getTime() - Date.now());
       this.dueTimer = setTimeout(
