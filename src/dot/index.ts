@@ -8,3 +8,4 @@ export { readDot, type ReadDotOptions } from './read.js';
 export { DOT_LIMITS, LIMIT_SETTINGS, NO_DOT_LIMITS } from './limits.js';
 export { writeDot } from './write.js';
 export { formatId, formatValue, quote, unquote } from './strings.js';
+export { leadingComments, leadingCommentsEnd } from './comments.js';

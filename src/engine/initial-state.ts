@@ -29,6 +29,11 @@ export function initialSnapshot(id: string, graph: PlanGraph, status: PlanStatus
   return { snapshot: { plan, nodes, edges }, candidates };
 }
 
+/** A node's attributes without its live fields (those are columns of its row). */
+export function authoredAttributes(attributes: Attributes): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([key]) => !LIVE_ATTRIBUTES.has(key)));
+}
+
 /** A node as its (normalised) attributes describe it: authored status and live fields; counters zero. */
 export function initialNode(id: string, attributes: Attributes): NodeState {
   const node: NodeState = {
@@ -39,7 +44,7 @@ export function initialNode(id: string, attributes: Attributes): NodeState {
     waiting: 0,
     taken: 0,
     root: true,
-    attributes: Object.fromEntries(Object.entries(attributes).filter(([key]) => !LIVE_ATTRIBUTES.has(key))),
+    attributes: authoredAttributes(attributes),
   };
   if (attributes.toolOutput !== undefined) node.output = attributes.toolOutput;
   if (attributes.answer !== undefined) node.answer = attributes.answer;

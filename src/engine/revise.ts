@@ -1,6 +1,6 @@
 import type { PlanGraph } from '../model/types.js';
 import { diffPlans, edgeName, type PlanChange } from '../revisions/diff.js';
-import { initialNode, LIVE_ATTRIBUTES } from './initial-state.js';
+import { authoredAttributes, initialNode } from './initial-state.js';
 import { propagate, type Changed } from './propagate.js';
 import { isFinished, isTaken } from './readiness.js';
 import type { NodeState, OutEdge, Snapshot } from './snapshot.js';
@@ -56,7 +56,7 @@ export function revise(snapshot: Snapshot, current: PlanGraph, next: PlanGraph, 
   // Attributes as the revision writes them (live fields stay columns).
   for (const node of next.nodes) {
     if (added.has(node.id)) continue;
-    const attributes = Object.fromEntries(Object.entries(node.attributes).filter(([key]) => !LIVE_ATTRIBUTES.has(key)));
+    const attributes = authoredAttributes(node.attributes);
     if (JSON.stringify(attributes) !== JSON.stringify(nodes.get(node.id)!.attributes ?? {})) b.attributes(node.id, attributes);
   }
 

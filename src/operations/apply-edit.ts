@@ -1,59 +1,124 @@
 import { revise, type Actor } from '../engine/index.js';
 import type { Snapshot } from '../engine/snapshot.js';
-import { readDot, writeDot, NO_DOT_LIMITS } from '../dot/index.js';
+import { readDot, NO_DOT_LIMITS } from '../dot/index.js';
+import { withComments } from '../revisions/edit-file.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { mergeLiveState } from '../plans/plan-view.js';
-import { diffPlans, type PlanChange } from '../revisions/diff.js';
-import { keepLiveFields } from '../revisions/merge.js';
+import { baseGraph, type StatusMove } from '../revisions/base.js';
+import { diffPlans, edgeName, type PlanChange } from '../revisions/diff.js';
+import { inEditOrder, keepLiveFields, mergeEdit, type Conflict } from '../revisions/merge.js';
 import { checkRights, type RightsProblem } from '../revisions/rights.js';
 import type { RevisionWrite } from '../store/types.js';
 
 /**
- * A hand edit of a running plan, decided against the plan as it stands (SPEC §9): the edited graph
- * (already validated) with the live fields it left out kept; the changes against the current plan
- * with its live state; every change checked against the operator's rights; then the revision the
- * engine makes of it — or nothing, with every problem. Pure: the store calls it inside its transaction.
+ * A hand edit of a running plan, decided against the plan as it stands (SPEC §9). The edited
+ * graph (already validated) is merged three-way when the file says what it was made from
+ * (`revision`, `asOfEvent`): what changed since on the plan's side stays, the edit's changes that
+ * touch none of it are applied, the others are conflicts. Without a base the edit is taken against
+ * the latest revision, live fields it left out kept. Then every change is checked against the
+ * operator's rights and the merged plan validated again; the engine makes the revision of it — or
+ * nothing, with every problem. Pure: the store calls it inside its transaction.
  */
 export interface EditVerdict {
   changes: PlanChange[];
-  problems: RightsProblem[];
+  conflicts: EditProblem[];
+  diagnostics: Diagnostic[];
   /** What to write; absent when refused, when nothing changed, or on a dry run. */
   write?: RevisionWrite;
+}
+
+/** A change refused: one the operator may not make, or one that conflicts with what changed since the base. */
+export type EditProblem = (RightsProblem | Conflict) & { line?: number };
+
+/** What the edit was made from, as the store read it: revision N's text and the audit log's status moves. */
+export interface LoadedBase {
+  revision: number;
+  dot: string;
+  /** Status moves up to the edit's `asOfEvent`; absent when the file did not say (the live state is taken as it is now). */
+  moves?: { asOfEvent: number; events: readonly StatusMove[] };
+}
+
+export interface EditOptions {
+  base?: LoadedBase;
+  dryRun?: boolean;
+  updateLog?: string;
+  /** Validates a merged plan (the shared validator with the plan's tools). */
+  validate: (graph: PlanGraph) => { diagnostics: Diagnostic[]; graph?: PlanGraph };
+  /** The edit's authored comment block, kept at the top of the revision. */
+  comments?: string;
 }
 
 export function decideEdit(
   current: { snapshot: Snapshot; revision: { number: number; dot: string } },
   edited: PlanGraph,
   by: Actor,
-  options: { dryRun?: boolean; updateLog?: string } = {},
+  options: EditOptions,
 ): EditVerdict {
   const { snapshot, revision } = current;
-  const live = mergeLiveState(
-    readDot(revision.dot, { source: `plan ${snapshot.plan.id} revision ${revision.number}`, ...NO_DOT_LIMITS }),
-    snapshot.nodes.values(),
-  );
-  const next = keepLiveFields(live, edited);
+  const read = (dot: string, number: number) => readDot(dot, { source: `plan ${snapshot.plan.id} revision ${number}`, ...NO_DOT_LIMITS });
+  const live = mergeLiveState(read(revision.dot, revision.number), snapshot.nodes.values());
+
+  let next = keepLiveFields(live, edited);
+  if (options.base) {
+    const { base } = options;
+    const from = base.moves
+      ? baseGraph(read(base.dot, base.revision), base.moves.events, base.moves.asOfEvent, snapshot.nodes, edited)
+      : mergeLiveState(read(base.dot, base.revision), snapshot.nodes.values());
+    // When the plan has moved on since the base, the edit is merged three-way; otherwise it is taken as written.
+    if (diffPlans(from, live).length > 0) {
+      const merged = mergeEdit(from, live, edited);
+      if (merged.conflicts.length > 0) return { changes: merged.applied, conflicts: located(merged.conflicts, edited), diagnostics: [] };
+      // Both sides' changes together must still make a valid plan (e.g. no cycle across them).
+      const checked = options.validate(inEditOrder(merged.graph, edited));
+      const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+      if (errors.length > 0 || !checked.graph) return { changes: [], conflicts: [], diagnostics: errors.map((d) => mergedDiagnostic(d, base.revision)) };
+      next = checked.graph;
+    }
+  }
+
   const changes = diffPlans(live, next);
   const statuses = new Map([...snapshot.nodes.values()].map((n) => [n.id, n.status]));
-  const problems = checkRights(changes, statuses, 'operator');
-  if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, problems };
-  const revised = revise(snapshot, live, next, by);
+  const problems = located(checkRights(changes, statuses, 'operator'), edited);
+  if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, conflicts: problems, diagnostics: [] };
   const write: RevisionWrite = {
-    revised,
+    revised: revise(snapshot, live, next, by),
     next,
-    dot: writeDot(next),
+    dot: withComments(options.comments, next),
     author: 'operator',
     updateLog: options.updateLog ?? `hand edit by ${by.name ?? 'an operator'}`,
   };
-  return { changes, problems, write };
+  return { changes, conflicts: problems, diagnostics: [], write };
 }
 
-/** `plan apply --json`: {"applied", "revision", "changes", "conflicts", "diagnostics"}. */
+/** Each problem with the line of its node or edge in the edited file, where known. */
+function located<T extends RightsProblem | Conflict>(problems: readonly T[], edited: PlanGraph): Array<T & { line?: number }> {
+  const lines = new Map<string, number>();
+  for (const n of edited.nodes) if (n.location) lines.set(`node ${n.id}`, n.location.line);
+  for (const e of edited.edges) {
+    const name = `edge ${edgeName({ from: e.from, to: e.to, nth: 1 })}`;
+    if (e.location && !lines.has(name)) lines.set(name, e.location.line);
+  }
+  return problems.map((p) => {
+    const line =
+      (p.edge !== undefined ? lines.get(`edge ${p.edge.replace(/ #\d+$/, '')}`) : undefined) ??
+      (p.node !== undefined ? lines.get(`node ${p.node}`) : undefined);
+    return line === undefined ? p : { ...p, line };
+  });
+}
+
+function mergedDiagnostic(d: Diagnostic, base: number): Diagnostic {
+  const { line: _line, column: _column, ...rest } = d;
+  return { ...rest, message: `with what changed in the plan since revision ${base}: ${d.message}` };
+}
+
+/** `plan apply --json`: {"applied", "revision", "base", "changes", "conflicts", "diagnostics"}. */
 export interface ApplyReport {
   applied: boolean;
   revision: number | null;
+  /** What the edit was merged against: the revision (and event) the file names, or null when it named none and was taken against the latest. */
+  base: { revision: number; asOfEvent?: number } | null;
   changes: PlanChange[];
-  conflicts: RightsProblem[];
+  conflicts: EditProblem[];
   diagnostics: Diagnostic[];
 }

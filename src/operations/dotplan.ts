@@ -1,17 +1,29 @@
 import * as engine from '../engine/index.js';
+import { authoredAttributes } from '../engine/initial-state.js';
 import type { Config } from '../config/defaults.js';
 import { dotLimits } from '../config/dot-limits.js';
-import { NO_DOT_LIMITS, readDot, writeDot } from '../dot/index.js';
-import { livePlanDot, livePlanGraph, mergeLiveState } from '../plans/plan-view.js';
+import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
+import { livePlanGraph, mergeLiveState } from '../plans/plan-view.js';
+import { authoredComments, editableDot, readEditBase, withComments, withoutBase, type EditBase } from '../revisions/edit-file.js';
+import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import { diffPlans, type PlanChange } from '../revisions/diff.js';
 import { validateGraph } from '../validate/index.js';
-import { decideEdit, type ApplyReport, type EditVerdict } from './apply-edit.js';
+import { decideEdit, type ApplyReport, type EditVerdict, type LoadedBase } from './apply-edit.js';
 import { preparePlan, type FromDot, type FromTemplate } from '../plans/prepare-plan.js';
 import type { EdgeRecord, EventFeed, EventRecord, NodeRecord, PlanRecord, RevisionRecord, Store } from '../store/types.js';
-import type { PlanGraph, PlanStatus } from '../model/types.js';
+import type { Driver, PlanGraph, PlanStatus } from '../model/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { Worker } from '../worker/worker.js';
 import { defaultActor } from './actor.js';
+
+/** A revision as `plan revisions` lists it. */
+export interface RevisionEntry extends RevisionRecord {
+  /** Who made it: the driver and, where known, the name. */
+  driver?: Driver;
+  by?: string;
+  /** How many changes it made (nodes, edges, attributes, moves); absent for the first revision. */
+  changes?: number;
+}
 
 /** Who does a person's or operator's command, and why (recorded in the events). */
 export interface CommandOptions {
@@ -101,27 +113,50 @@ export class Dotplan {
 
   /**
    * A hand edit: the plan's DOT as edited (from `plan show --format dot`) becomes a new revision by
-   * the operator, in one transaction — or nothing, with every problem (invalid plan, changes the
-   * operator may not make). Live fields left out are kept; a changed `status` is a move asked of the
-   * state machine (`ready` on a failed node retries it, `skipped` on a pending one skips it).
+   * the operator, in one transaction — or nothing, with every problem (a file that does not read or
+   * validate, changes the operator may not make, conflicts with what changed since the file was
+   * written). Live fields left out are kept; a changed `status` is a move asked of the state machine
+   * (`ready` on a failed node retries it, `skipped` on a pending one skips it). A file that names
+   * its `revision` (and `asOfEvent`) is merged three-way against it; one that does not is taken
+   * against the latest revision.
    */
   async apply(planId: string, dot: string, options: CommandOptions & { source?: string; dryRun?: boolean } = {}): Promise<ApplyReport> {
     const source = options.source ?? '<edit>';
-    const read = readDot(dot, { source, ...dotLimits(this.config) });
-    const { revision: _base, ...attributes } = read.attributes;
-    const checked = validateGraph({ ...read, attributes }, { tools: this.tools, source, allowAgent: false });
-    const errors = checked.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0 || !checked.graph) return { applied: false, revision: null, changes: [], conflicts: [], diagnostics: errors };
+    const refused = (diagnostics: Diagnostic[], base: EditBase | null = null): ApplyReport => ({
+      applied: false,
+      revision: null,
+      base,
+      changes: [],
+      conflicts: [],
+      diagnostics,
+    });
+    let read: PlanGraph;
+    try {
+      read = readDot(dot, { source, ...dotLimits(this.config) });
+    } catch (error) {
+      if (error instanceof ValidationError) return refused(error.diagnostics);
+      throw error;
+    }
+    const named = readEditBase(read.attributes, dot);
+    const validate = (graph: PlanGraph) => validateGraph(graph, { tools: this.tools, source, allowAgent: false });
+    const checked = validate({ ...read, attributes: withoutBase(read.attributes) });
+    const errors = [...named.diagnostics, ...checked.diagnostics.filter((d) => d.severity === 'error')];
+    if (errors.length > 0 || !checked.graph) return refused(errors, named.base ?? null);
+    const base = named.base ? await this.#loadBase(planId, named.base) : undefined;
     const by = this.#operator(options);
-    let verdict: EditVerdict = { changes: [], problems: [] };
+    let verdict: EditVerdict = { changes: [], conflicts: [], diagnostics: [] };
     const done = await this.store.plans.revise(planId, (current) => {
       verdict = decideEdit(current, checked.graph!, by, {
+        validate,
+        comments: authoredComments(dot),
+        ...(base ? { base } : {}),
         ...(options.dryRun ? { dryRun: true } : {}),
         ...(options.reason ? { updateLog: options.reason } : {}),
       });
       return verdict.write;
     });
-    return { applied: done !== undefined, revision: done?.revision ?? null, changes: verdict.changes, conflicts: verdict.problems, diagnostics: [] };
+    const { changes, conflicts, diagnostics } = verdict;
+    return { applied: done !== undefined, revision: done?.revision ?? null, base: named.base ?? null, changes, conflicts, diagnostics };
   }
 
   /**
@@ -132,7 +167,11 @@ export class Dotplan {
   async revert(planId: string, number: number, options: CommandOptions & { dryRun?: boolean } = {}): Promise<ApplyReport> {
     const [old, nodes] = await Promise.all([this.revision(planId, number), this.nodes(planId)]);
     const graph = mergeLiveState(readDot(old.dot, { source: `plan ${planId} revision ${number}`, ...NO_DOT_LIMITS }), nodes);
-    return this.apply(planId, writeDot(graph), { ...options, source: `revision ${number}`, reason: options.reason ?? `revert to revision ${number}` });
+    return this.apply(planId, withComments(authoredComments(old.dot), graph), {
+      ...options,
+      source: `revision ${number}`,
+      reason: options.reason ?? `revert to revision ${number}`,
+    });
   }
 
   plan(id: string): Promise<PlanRecord> {
@@ -150,17 +189,34 @@ export class Dotplan {
   edges(planId: string): Promise<EdgeRecord[]> {
     return this.store.plans.edges(planId);
   }
-  revisions(planId: string): Promise<RevisionRecord[]> {
-    return this.store.plans.revisions(planId);
+  /** The plan's revisions, oldest first, each with who made it and how many changes it made (from its `revision` event). */
+  async revisions(planId: string): Promise<RevisionEntry[]> {
+    const [revisions, events] = await Promise.all([this.store.plans.revisions(planId), this.store.events.list(planId)]);
+    const made = new Map<number, EventRecord>();
+    for (const e of events) if (e.kind === 'revision' && e.nodeId === undefined && typeof e.detail?.revision === 'number') made.set(e.detail.revision, e);
+    return revisions.map((r) => {
+      const event = made.get(r.number);
+      const changes = event?.detail?.changes;
+      return {
+        ...r,
+        ...(event ? { driver: event.driver } : {}),
+        ...(event?.actor !== undefined ? { by: event.actor } : {}),
+        ...(typeof changes === 'number' ? { changes } : {}),
+      };
+    });
   }
   /** One revision as it was written (the latest without a number). */
   revision(planId: string, number?: number): Promise<RevisionRecord> {
     return this.store.plans.revision(planId, number);
   }
-  /** What changed in the plan's structure from revision `from` to `to` (default: the latest). */
+  /** What changed in the plan's structure (nodes, edges, attributes; not the live state) from revision `from` to `to` (default: the latest). */
   async diff(planId: string, from: number, to?: number): Promise<{ from: number; to: number; changes: PlanChange[] }> {
     const [a, b] = await Promise.all([this.revision(planId, from), this.revision(planId, to)]);
-    const read = (r: RevisionRecord) => readDot(r.dot, { source: `plan ${planId} revision ${r.number}`, ...NO_DOT_LIMITS });
+    // Structure only: the live fields a revision was written with are a snapshot of the run, whose moves `plan events` lists.
+    const read = (r: RevisionRecord): PlanGraph => {
+      const graph = readDot(r.dot, { source: `plan ${planId} revision ${r.number}`, ...NO_DOT_LIMITS });
+      return { ...graph, nodes: graph.nodes.map((n) => ({ ...n, attributes: authoredAttributes(n.attributes) })) };
+    };
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
   }
   /** The plan's events (status moves, answers, revisions, notices...), oldest first. */
@@ -168,9 +224,14 @@ export class Dotplan {
     await this.store.plans.get(planId);
     return this.store.events.list(planId);
   }
-  /** The latest revision's DOT with the live node state merged in. */
-  show(planId: string): Promise<string> {
-    return livePlanDot(this.store, planId);
+  /**
+   * The plan as an operator edits it: the latest revision with the live node state merged in, its
+   * authored comment block, and `revision` / `asOfEvent` saying what an edit of it is made from.
+   */
+  async show(planId: string): Promise<string> {
+    const { revision, nodes, asOfEvent } = await this.store.plans.editable(planId);
+    const graph = mergeLiveState(readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}`, ...NO_DOT_LIMITS }), nodes);
+    return editableDot(graph, { planId, revision: revision.number, asOfEvent, comments: revision.dot });
   }
   /** The same, as a graph (for drawing). */
   liveGraph(planId: string): Promise<PlanGraph> {
@@ -193,6 +254,14 @@ export class Dotplan {
 
   close(): Promise<void> {
     return this.store.close();
+  }
+
+  /** Revision N's text and, when the file gave `asOfEvent`, the plan's status moves up to it. */
+  async #loadBase(planId: string, base: EditBase): Promise<LoadedBase> {
+    const revision = await this.revision(planId, base.revision);
+    if (base.asOfEvent === undefined) return { revision: revision.number, dot: revision.dot };
+    const events = (await this.store.events.list(planId)).filter((e) => e.kind === 'status' && e.id <= base.asOfEvent!);
+    return { revision: revision.number, dot: revision.dot, moves: { asOfEvent: base.asOfEvent, events } };
   }
 
   #operator(options: CommandOptions) {

@@ -1,4 +1,6 @@
-import { NO_DOT_LIMITS, readDot, writeDot } from '../dot/index.js';
+import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
+import { authoredAttributes } from '../engine/initial-state.js';
+import { liveAttributes } from '../revisions/base.js';
 import type { PlanGraph } from '../model/types.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.js';
 
@@ -12,29 +14,16 @@ export async function livePlanGraph(store: Store, planId: string): Promise<PlanG
   return mergeLiveState(graph, nodes);
 }
 
-/** The graph with each node's live status and fields (from node rows or the engine's node states). */
+/** The graph with each node's live status and fields (from node rows or the engine's node states) in place of those the text holds. */
 export function mergeLiveState(graph: PlanGraph, nodes: Iterable<Pick<NodeRecord, 'id' | 'status' | 'output' | 'answer' | 'error'>>): PlanGraph {
   const live = new Map([...nodes].map((n) => [n.id, n]));
   return {
     ...graph,
     nodes: graph.nodes.map((node) => {
       const record = live.get(node.id);
-      if (!record) return node;
-      const attributes = { ...node.attributes, status: record.status };
-      setIfPresent(attributes, 'toolOutput', record.output);
-      setIfPresent(attributes, 'answer', record.answer);
-      setIfPresent(attributes, 'error', record.error);
-      return { ...node, attributes };
+      return record ? { ...node, attributes: { ...authoredAttributes(node.attributes), ...liveAttributes(record) } } : node;
     }),
   };
-}
-
-function setIfPresent(attributes: Record<string, string>, key: string, value: string | undefined): void {
-  if (value !== undefined && value !== null) attributes[key] = value;
-}
-
-export async function livePlanDot(store: Store, planId: string): Promise<string> {
-  return writeDot(await livePlanGraph(store, planId));
 }
 
 /** `plan show --format json`: {"id","status","title","nodes":[...],"edges":[...]} */

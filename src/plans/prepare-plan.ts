@@ -1,6 +1,7 @@
 import { commandLine } from '../model/command-line.js';
 import { DotplanError } from '../errors/errors.js';
 import { readDot, type ReadDotOptions } from '../dot/index.js';
+import { authoredComments, EDIT_BASE_ATTRIBUTES, withComments, withoutBase } from '../revisions/edit-file.js';
 import { assertValidGraph } from '../validate/index.js';
 import { parseParamDeclarations } from '../model/params.js';
 import type { PlanGraph } from '../model/types.js';
@@ -48,12 +49,15 @@ export async function preparePlan(
     };
   }
   const source = input.source ?? '<dot>';
-  const graph = assertValidGraph(readDot(input.dot, { source, ...limits }), { tools, source, allowAgent: false });
+  const read = readDot(input.dot, { source, ...limits });
+  // A file written by `plan show` says what revision of another plan it was made from: not part of the new plan.
+  const fromShow = EDIT_BASE_ATTRIBUTES.some((key) => read.attributes[key] !== undefined);
+  const graph = assertValidGraph(fromShow ? { ...read, attributes: withoutBase(read.attributes) } : read, { tools, source, allowAgent: false });
   refuseUnfilledParams(graph, source);
   return {
     title: input.title ?? graph.attributes.label ?? graph.name ?? source,
     graph,
-    dot: input.dot,
+    dot: fromShow ? withComments(authoredComments(input.dot), graph) : input.dot,
     author: 'person',
     params: defaultParams(graph),
     updateLog: `Created from ${source}`,

@@ -11,6 +11,7 @@ import { DISPLAY_ATTRIBUTES } from './rights.js';
  * an edge to a node removed since — is a conflict, named. Pure.
  */
 export interface Conflict {
+  code: 'MERGE_CONFLICT';
   node?: string;
   edge?: string;
   attribute?: string;
@@ -52,7 +53,7 @@ export function mergeEdit(base: PlanGraph, current: PlanGraph, edited: PlanGraph
   for (const change of theirs) {
     const conflict = conflictOf(change, since, currentNodes);
     if (conflict === 'same') continue;
-    if (conflict) conflicts.push(conflict);
+    if (conflict) conflicts.push({ code: 'MERGE_CONFLICT', ...conflict });
     else accepted.push(change);
   }
   if (conflicts.length > 0) return { graph: current, applied: [], conflicts };
@@ -104,10 +105,10 @@ function indexChanges(changes: readonly PlanChange[]): Since {
 }
 
 /** The conflict of one change of the edit with what changed since, 'same' when the plan already has it, undefined when it applies. */
-function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<string>): Conflict | 'same' | undefined {
-  const removed = (node: string): Conflict => ({
+function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<string>): Omit<Conflict, 'code'> | 'same' | undefined {
+  const removed = (node: string): Omit<Conflict, 'code'> => ({
     node,
-    message: `node ${q(node)} was removed from the plan since the revision this edit was made from`,
+    message: `node ${q(node)} was removed from the plan since this edit was made`,
     fix: 'make the edit again from the latest revision (`dotplan plan show <id> --format dot`)',
   });
   switch (change.kind) {
@@ -124,12 +125,12 @@ function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<
           fix: `keep one value: edit the latest revision`,
         };
       }
-      const moved = since.moved.get(change.node);
+      const moved = started(since, change.node);
       if (moved && !DISPLAY_ATTRIBUTES.has(change.attribute)) {
         return {
           node: change.node,
           attribute: change.attribute,
-          message: `node ${q(change.node)} has moved from ${moved.from ?? 'pending'} to ${moved.to ?? 'pending'} since the revision this edit was made from; its ${change.attribute} cannot be edited from there`,
+          message: `node ${q(change.node)} has moved from ${moved.from ?? 'pending'} to ${moved.to ?? 'pending'} since this edit was made; its ${change.attribute} cannot be edited from there`,
           fix: 'edit the latest revision, or add a new node',
         };
       }
@@ -139,11 +140,11 @@ function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<
       return since.removedNodes.has(change.node) ? removed(change.node) : undefined;
     case 'node-removed': {
       if (since.removedNodes.has(change.node)) return 'same';
-      const moved = since.moved.get(change.node);
+      const moved = started(since, change.node);
       if (moved) {
         return {
           node: change.node,
-          message: `node ${q(change.node)} has moved from ${moved.from ?? 'pending'} to ${moved.to ?? 'pending'} since the revision this edit was made from, and the edit removes it`,
+          message: `node ${q(change.node)} has moved from ${moved.from ?? 'pending'} to ${moved.to ?? 'pending'} since this edit was made, and the edit removes it`,
           fix: 'edit the latest revision',
         };
       }
@@ -166,7 +167,7 @@ function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<
       if (since.removedEdges.has(edgeKey(change.edge))) {
         return {
           edge: edgeName(change.edge),
-          message: `edge ${edgeName(change.edge)} was removed since the revision this edit was made from`,
+          message: `edge ${edgeName(change.edge)} was removed since this edit was made`,
           fix: 'edit the latest revision',
         };
       }
@@ -202,5 +203,30 @@ function conflictOf(change: PlanChange, since: Since, currentNodes: ReadonlySet<
   }
 }
 
+/** The node's move since the base when it has started since (a node that only became ready may still be edited). */
+function started(since: Since, node: string): { from?: string; to?: string } | undefined {
+  const moved = since.moved.get(node);
+  return moved && moved.to !== 'pending' && moved.to !== 'ready' ? moved : undefined;
+}
+
 const q = (s: string) => JSON.stringify(s);
 const show = (v: string | undefined) => (v === undefined ? 'unset' : q(v));
+
+/**
+ * The merged plan laid out as the edit has it: its nodes, edges and clusters in the edit's order,
+ * what only the plan's side has (added since) after them. Only the order changes.
+ */
+export function inEditOrder(merged: PlanGraph, edited: PlanGraph): PlanGraph {
+  const rank = <T>(items: readonly T[], key: (item: T) => string) => {
+    const order = new Map<string, number>();
+    items.forEach((item, i) => order.has(key(item)) || order.set(key(item), i));
+    return (a: T, b: T) => (order.get(key(a)) ?? Infinity) - (order.get(key(b)) ?? Infinity);
+  };
+  const pair = (e: { from: string; to: string }) => `${e.from}\u0000${e.to}`;
+  return {
+    ...merged,
+    nodes: [...merged.nodes].sort(rank(edited.nodes, (n) => n.id)),
+    edges: [...merged.edges].sort(rank(edited.edges, pair)),
+    clusters: [...merged.clusters].sort(rank(edited.clusters, (c) => c.id)),
+  };
+}

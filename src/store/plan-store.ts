@@ -11,7 +11,18 @@ import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, type Load
 import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import type { StepWriter } from './step-writer.js';
-import type { ChangeScope, CreatePlanInput, Decide, DecideRevision, EdgeRecord, NodeRecord, PlanRecord, PlanStore, RevisionRecord } from './types.js';
+import type {
+  ChangeScope,
+  CreatePlanInput,
+  Decide,
+  DecideRevision,
+  EdgeRecord,
+  EditableState,
+  NodeRecord,
+  PlanRecord,
+  PlanStore,
+  RevisionRecord,
+} from './types.js';
 
 /** Plans and revisions: reads through Prisma, every write one transaction through the step writer. */
 export class SqlPlanStore implements PlanStore {
@@ -98,6 +109,18 @@ export class SqlPlanStore implements PlanStore {
     if (!result) return undefined;
     await this.writer.after(result.written);
     return { revision: result.number };
+  }
+
+  async editable(planId: string): Promise<EditableState> {
+    return this.db.tx(async (q) => {
+      // One snapshot for the three reads (PostgreSQL; SQLite's transaction is one already).
+      if (q.dialect === 'postgres') await q.run(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+      const loaded = await loadPlan(q, planId, false);
+      if (!loaded) throw planNotFound(planId);
+      await loadAll(q, loaded, false);
+      const [last] = await q.all<{ id: number | null }>(`SELECT MAX(id) AS "id" FROM events WHERE plan_id = ?`, [planId]);
+      return { revision: await latestRevision(q, planId), nodes: [...loaded.nodes.values()], asOfEvent: Number(last?.id ?? 0) };
+    });
   }
 
   get(id: string): Promise<PlanRecord> {

@@ -131,6 +131,15 @@ export interface PlanStore {
    * the step's moves and events); `undefined` from `decide` writes nothing.
    */
   revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined>;
+  /** The plan as an operator edits it, read at one instant: the latest revision, every node's live state, the last event they reflect. */
+  editable(planId: string): Promise<EditableState>;
+}
+
+export interface EditableState {
+  revision: { number: number; dot: string };
+  nodes: NodeState[];
+  /** The plan's last event when it was read (0 when it has none). */
+  asOfEvent: number;
 }
 
 export interface RevisionWrite {

@@ -74,7 +74,9 @@ describe(`dotplan plan (${testBackend()})`, () => {
     const { id } = JSON.parse((await cli(['plan', 'create', '--template', 'approval', ...VALUES.approval!, '--json'])).stdout) as { id: string };
     const revisions = JSON.parse((await cli(['plan', 'revisions', id, '--json'])).stdout) as Array<Record<string, unknown>>;
     expect(revisions).toMatchObject([{ number: 1, parent: null, author: 'template', updateLog: 'Created from template approval' }]);
-    expect((await cli(['plan', 'revisions', id])).stdout).toMatch(/^REVISION\s+PARENT\s+AUTHOR\s+AT\s+UPDATE LOG\n1\s+-\s+template\s+/);
+    expect((await cli(['plan', 'revisions', id])).stdout).toMatch(
+      /^REVISION\s+PARENT\s+AUTHOR\s+WHO\s+CHANGES\s+AT\s+UPDATE LOG\n1\s+-\s+template\s+\S+\s+-\s+/,
+    );
     const shown = await cli(['plan', 'show', id, '--revision', '1']);
     expect(shown.stdout).toContain('digraph approval');
     expect(shown.stdout).not.toContain('status="ready"'); // as written, not live
@@ -93,7 +95,9 @@ describe(`dotplan plan (${testBackend()})`, () => {
     expect(edited).not.toBe(shown);
     const dry = await cli(['plan', 'apply', id, '-', '--dry-run'], edited);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^dry run: would apply 1 change\n~ node request label: "Write the request" → "Write the request, politely"/);
+    expect(dry.stdout).toMatch(
+      /^dry run: would apply 1 change \(made from revision 1, as of event \d+\); nothing changed\n~ node request label: "Write the request" → "Write the request, politely"/,
+    );
     const applied = JSON.parse((await cli(['plan', 'apply', id, '-', '--json', '--by', 'ops'], edited)).stdout) as { applied: boolean; revision: number };
     expect(applied).toMatchObject({ applied: true, revision: 2 });
     expect((await cli(['plan', 'revisions', id, '--json'])).stdout).toContain('"number": 2');
@@ -111,7 +115,7 @@ describe(`dotplan plan (${testBackend()})`, () => {
       changes: Array<{ node?: string; attribute?: string; to?: string }>;
     };
     expect(reverted).toMatchObject({ applied: true, revision: 3, changes: [{ node: 'request', attribute: 'label', to: 'Write the request' }] });
-    expect((await cli(['plan', 'revert', id, '3'])).stdout).toBe('no change\n');
+    expect((await cli(['plan', 'revert', id, '3'])).stdout).toBe('no change (taken against the latest revision)\n');
   });
 
   it('creates from a DOT file, lists it, and records its events', async () => {

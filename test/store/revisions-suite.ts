@@ -107,6 +107,50 @@ export function revisionsSuite(backend: TestBackend): void {
       expect(await everything(id)).toEqual(before);
     });
 
+    it('merges a second edit made from the same revision when it touches nothing the first changed; refuses it, naming the conflict, when it does', async () => {
+      const plan = await h.ops.create({ dot: `// Chain for the merge test\n${CHAIN}`, source: 'edit.dot' });
+      const shown = await h.ops.show(plan.id);
+      expect(shown).toMatch(/^\/\/ Chain for the merge test$/m); // the authored comment block is kept
+      const edit = (text: string, node: string, value: string) => text.replace(new RegExp(`(\\b${node} \\[[^\\n]*toolInput=)"[^"]*"`), `$1"${value}"`);
+
+      // Two operators open revision 1; the first changes c's input, and a runs meanwhile.
+      expect(await h.ops.apply(plan.id, edit(shown, 'c', 'first'), { by: 'ann' })).toMatchObject({ applied: true, revision: 2, base: { revision: 1 } });
+      await h.finish(await h.claim(plan.id, 'a'), { kind: 'done', output: 'A out' });
+
+      // The second changes c's input too: the same attribute changed on both sides.
+      const before = await everything(plan.id);
+      const conflicting = await h.ops.apply(plan.id, edit(shown, 'c', 'second'), { by: 'bob' });
+      expect(conflicting).toMatchObject({ applied: false, revision: null });
+      expect(conflicting.conflicts).toEqual([expect.objectContaining({ code: 'MERGE_CONFLICT', node: 'c', attribute: 'toolInput', line: expect.any(Number) })]);
+      expect(conflicting.conflicts[0]!.message).toMatch(/changed on both sides.*"first".*"second"/);
+      // An edit of a node that has run since is a conflict too.
+      expect((await h.ops.apply(plan.id, edit(shown, 'a', 'late'))).conflicts).toEqual([expect.objectContaining({ code: 'MERGE_CONFLICT', node: 'a' })]);
+      expect(await everything(plan.id)).toEqual(before);
+
+      // The second changes b's input instead: merged, both changes in the plan, a's run kept.
+      const merged = await h.ops.apply(plan.id, edit(shown, 'b', 'second'), { by: 'bob' });
+      expect(merged).toMatchObject({ applied: true, revision: 3, conflicts: [], diagnostics: [] });
+      expect(merged.changes).toEqual([{ kind: 'node-attribute', node: 'b', attribute: 'toolInput', from: 'B', to: 'second' }]);
+      const nodes = Object.fromEntries((await h.store.plans.nodes(plan.id)).map((n) => [n.id, n]));
+      expect(nodes.b!.attributes.toolInput).toBe('second');
+      expect(nodes.c!.attributes.toolInput).toBe('first');
+      expect(nodes.a).toMatchObject({ status: 'done', output: 'A out' });
+      expect((await h.store.plans.revision(plan.id)).dot).toMatch(/^\/\/ Chain for the merge test\n/);
+    });
+
+    it('takes a file that names no revision against the latest one, and says so', async () => {
+      const { id, shown } = await failedChain();
+      const { revision: _r, asOfEvent: _e, ...attributes } = shown.attributes;
+      const edited = { ...shown, attributes, nodes: shown.nodes.map((n) => (n.id === 'c' ? { ...n, attributes: { ...n.attributes, toolInput: 'new' } } : n)) };
+      expect(await h.ops.apply(id, writeDot(edited))).toMatchObject({ applied: true, base: null });
+      expect((await h.ops.apply(id, writeDot({ ...shown, attributes: { ...shown.attributes, revision: 'two' } }))).diagnostics).toEqual([
+        expect.objectContaining({ code: 'EDIT_BASE_INVALID', attribute: 'revision' }),
+      ]);
+      await expect(h.ops.apply(id, writeDot({ ...shown, attributes: { ...shown.attributes, revision: '9' } }))).rejects.toThrow(
+        /no revision 9; its revisions are 1 to 2/,
+      );
+    });
+
     it('says "no change" for the plan as shown, and refuses an invalid edit with its diagnostics', async () => {
       const { id, shown } = await failedChain();
       expect(await h.ops.apply(id, writeDot(shown))).toMatchObject({ applied: false, changes: [], conflicts: [] });

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors/errors.js';
 import { formatDiff } from '../../revisions/format-diff.js';
-import { formatDiagnostic } from '../../model/diagnostics.js';
-import type { ApplyReport } from '../../operations/apply-edit.js';
-import type { CliContext } from '../context.js';
 import { formatTable, printJson, readInput } from '../io.js';
+import { printReport } from './apply-report.js';
 import type { GetContext } from './index.js';
 
 /** `plan apply`, `plan revisions` and `plan diff`: changing a plan by hand, its history of revisions, what changed between two. */
@@ -15,7 +13,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
     .argument('<id>', 'plan id')
     .argument('<file>', 'the edited DOT file, or - for standard input')
     .option('--dry-run', 'print the changes and the verdict; change nothing')
-    .option('--json', 'print {"applied","revision","changes","conflicts","diagnostics"}')
+    .option('--json', 'print {"applied","revision","base","changes","conflicts","diagnostics"}')
     .option('--reason <text>', 'the update log of the new revision')
     .option('--by <name>', 'who (default: the OS user)')
     .action(async (id: string, file: string, opts: { dryRun?: boolean; json?: boolean; reason?: string; by?: string }, command: Command) => {
@@ -38,7 +36,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
     .argument('<id>', 'plan id')
     .argument('<n>', 'the revision to go back to')
     .option('--dry-run', 'print the changes and the verdict; change nothing')
-    .option('--json', 'print {"applied","revision","changes","conflicts","diagnostics"}')
+    .option('--json', 'print {"applied","revision","base","changes","conflicts","diagnostics"}')
     .option('--by <name>', 'who (default: the OS user)')
     .action(async (id: string, n: string, opts: { dryRun?: boolean; json?: boolean; by?: string }, command: Command) => {
       const ctx = await getContext(command);
@@ -50,7 +48,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
 
   plan
     .command('revisions')
-    .description("list a plan's revisions: number, parent, author, time, update log")
+    .description("list a plan's revisions: number, parent, author, who made it, how many changes, time, update log")
     .argument('<id>', 'plan id')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, command: Command) => {
@@ -63,6 +61,9 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
             number: r.number,
             parent: r.parent ?? null,
             author: r.author,
+            driver: r.driver ?? null,
+            by: r.by ?? null,
+            changes: r.changes ?? null,
             at: r.createdAt.toISOString(),
             updateLog: r.updateLog ?? null,
           })),
@@ -71,8 +72,16 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
       }
       ctx.io.out(
         formatTable([
-          ['REVISION', 'PARENT', 'AUTHOR', 'AT', 'UPDATE LOG'],
-          ...revisions.map((r) => [String(r.number), r.parent === undefined ? '-' : String(r.parent), r.author, r.createdAt.toISOString(), r.updateLog ?? '']),
+          ['REVISION', 'PARENT', 'AUTHOR', 'WHO', 'CHANGES', 'AT', 'UPDATE LOG'],
+          ...revisions.map((r) => [
+            String(r.number),
+            r.parent === undefined ? '-' : String(r.parent),
+            r.author,
+            r.driver ? `${r.driver}${r.by ? `:${r.by}` : ''}` : '-',
+            r.changes === undefined ? '-' : String(r.changes),
+            r.createdAt.toISOString(),
+            r.updateLog ?? '',
+          ]),
         ]),
       );
     });
@@ -95,27 +104,4 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
 function revisionNumber(text: string): number {
   if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`revision "${text}": must be a revision number (1, 2, ...; see dotplan plan revisions <id>)`);
   return Number(text);
-}
-
-function printReport(ctx: CliContext, id: string, report: ApplyReport, source: string, json: boolean): void {
-  const problems = report.conflicts.length + report.diagnostics.length;
-  if (problems > 0) ctx.exitCode = 1;
-  if (json) {
-    printJson(ctx.io, report);
-    return;
-  }
-  for (const d of report.diagnostics) ctx.io.err(formatDiagnostic(d, source));
-  for (const p of report.conflicts) ctx.io.err(`${source}: refused ${p.code}: ${p.message}. Fix: ${p.fix}`);
-  if (problems > 0) {
-    ctx.io.err(`${source}: not applied (${problems} problem${problems === 1 ? '' : 's'}); the plan is unchanged`);
-    return;
-  }
-  if (report.changes.length === 0) {
-    ctx.io.out('no change');
-    return;
-  }
-  const count = `${report.changes.length} change${report.changes.length === 1 ? '' : 's'}`;
-  const diff = formatDiff(report.changes, { color: process.stdout.isTTY });
-  if (report.applied) ctx.io.out(`plan ${id}: revision ${report.revision} applied (${count}, taken against the latest revision)\n${diff}`);
-  else ctx.io.out(`dry run: would apply ${count}\n${diff}`);
 }

@@ -6,6 +6,7 @@ import { planJson } from '../../plans/plan-view.js';
 import { parseSetFlags } from '../../templates/index.js';
 import { formatTable, printJson, readInput } from '../io.js';
 import { registerPlanControlCommands } from './plan-control.js';
+import { registerPlanEditCommand } from './plan-edit.js';
 import { registerPlanHistoryCommands } from './plan-history.js';
 import type { GetContext } from './index.js';
 
@@ -120,4 +121,5 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
 
   registerPlanControlCommands(plan, getContext);
   registerPlanHistoryCommands(plan, getContext);
+  registerPlanEditCommand(plan, getContext);
 }

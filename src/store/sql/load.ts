@@ -82,9 +82,9 @@ export async function loadCandidates(q: Queryable, loaded: LoadedPlan): Promise<
   return rows.map((r) => r.nodeId);
 }
 
-/** Every node (locked) and edge of the plan. */
-export async function loadAll(q: Queryable, loaded: LoadedPlan): Promise<void> {
-  const rows = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id = ? ORDER BY id${forUpdate(q)}`, [loaded.plan.id]);
+/** Every node (locked, unless only read) and edge of the plan. */
+export async function loadAll(q: Queryable, loaded: LoadedPlan, lock = true): Promise<void> {
+  const rows = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id = ? ORDER BY id${lock ? forUpdate(q) : ''}`, [loaded.plan.id]);
   add(loaded, rows);
   const edges = await q.all<{ from: string; to: string; when: string | null }>(
     `SELECT from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id = ? ORDER BY id`,

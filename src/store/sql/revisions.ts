@@ -1,13 +1,13 @@
 import type { NodeState } from '../../engine/snapshot.js';
 import type { Attributes, PlanGraph, RevisionAuthor } from '../../model/types.js';
-import { encodeText } from '../text.js';
+import { decodeText, encodeText } from '../text.js';
 import { marks, chunk, type Queryable } from './executor.js';
 import { insertEdges, insertNodes } from './plans.js';
 
 /** The latest revision's number and text, for a plan whose row the caller holds locked. */
 export async function latestRevision(q: Queryable, planId: string): Promise<{ number: number; dot: string }> {
   const [row] = await q.all<{ number: number; dot: string }>(`SELECT number, dot FROM revisions WHERE plan_id = ? ORDER BY number DESC LIMIT 1`, [planId]);
-  return { number: Number(row!.number), dot: row!.dot };
+  return { number: Number(row!.number), dot: decodeText(row!.dot) };
 }
 
 export interface StructureWrite {
