@@ -8,6 +8,7 @@ import { RunLog } from './scenarios/run-log.js';
 import type { RunCheck } from './scenarios/run-plan.js';
 import { ladderPlan, whenChainPlan } from './scenarios/shapes.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureRewrite } from './scenarios/rewrite.js';
 import { measureValidate } from './scenarios/validate.js';
 
 /**
@@ -15,7 +16,8 @@ import { measureValidate } from './scenarios/validate.js';
  * the tool registry with a `noop` tool, and the Worker with its wake-ups. In order: throughput
  * (scenarios/throughput.ts), chain latency (scenarios/chain.ts) and two other chain shapes (a
  * `when` on every edge; two parents per step), a wide join against the same fan-out
- * (scenarios/join.ts), validation of a large plan (scenarios/validate.ts), idle poll
+ * (scenarios/join.ts), validation of a large plan (scenarios/validate.ts), an LLM rewrite of a large
+ * plan (scenarios/rewrite.ts), idle poll
  * (scenarios/idle-poll.ts).
  * Every run is checked — each plan completed, every node done, each tool ran exactly once — and a
  * run that did not do its work throws instead of reporting a figure.
@@ -42,9 +44,10 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const ladder = await measureChainShape(backend, 'chain-ladder-p50', store, tools, log, ladderPlan(sizes.chain), onChain, sizes.concurrency);
     const join = await measureJoin(backend, store, tools, log, sizes.nodes, sizes.concurrency, throughput.elapsedMs);
     const validate = measureValidate(backend, sizes.validate);
+    const rewrite = await measureRewrite(backend, store, tools, sizes.rewrite);
     const idle = await measureIdlePoll(backend, store, sizes.plans, sizes.concurrency);
     return {
-      results: [throughput.result, ...chain.results, when.result, ladder.result, join.result, validate, idle.result],
+      results: [throughput.result, ...chain.results, when.result, ladder.result, join.result, validate, rewrite, idle.result],
       throughput: { ...throughput.check, elapsedMs: throughput.elapsedMs },
       chain: chain.check,
       shapes: [when.check, ladder.check, join.check],

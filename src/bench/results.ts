@@ -17,6 +17,7 @@ export type BenchScenario =
   | 'chain-ladder-p50'
   | 'join-vs-fan-out'
   | 'validate'
+  | 'rewrite'
   | 'idle-poll'
   | 'floor-latency'
   | 'floor-rate';
@@ -120,6 +121,7 @@ export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
   }
   if (r.scenario === 'join-vs-fan-out') out.push({ text: '≤ 1.5×', met: r.value <= 1.5 });
   if (r.scenario === 'validate') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
+  if (r.backend === 'sqlite' && r.scenario === 'rewrite') out.push({ text: '≤ 150 ms', met: r.value <= 150 });
   if (r.scenario === 'idle-poll') out.push({ text: '< 20 ms', met: r.value < 20 });
   return out;
 }
@@ -132,6 +134,7 @@ const LABELS: Record<BenchScenario, string> = {
   'chain-ladder-p50': 'two-parent step p50',
   'join-vs-fan-out': 'join / fan-out time',
   validate: 'validate 10k nodes',
+  rewrite: 'LLM rewrite, 1k nodes',
   'idle-poll': 'idle poll',
   'floor-latency': 'UPDATE latency p50',
   'floor-rate': 'UPDATEs, 10 conns',

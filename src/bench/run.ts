@@ -26,9 +26,11 @@ export interface BenchSizes {
   plans: number;
   /** Nodes of the plan the validate scenario validates. */
   validate: number;
+  /** Nodes of the reflection plan the rewrite scenario rewrites. */
+  rewrite: number;
 }
 
-export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000 };
+export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000, rewrite: 1_000 };
 
 /** Where a dotplan scenario runs: an empty database of the given backend. */
 export interface DotplanBenchTarget {

@@ -60,6 +60,21 @@ export interface Config {
     apiKeyEnv: string;
     /** The key itself, read from the variable named by `apiKeyEnv`. Never set in a config file. */
     apiKey?: string;
+    /** How long one attempt of an LLM call may take, in ms. Default: 60000. Env `OPENAI_TIMEOUT_MS`. */
+    timeoutMs: number;
+    /** Further attempts after a 429, a 5xx, a network error or a timeout (exponential backoff). Default: 3. Env `OPENAI_MAX_RETRIES`. */
+    maxRetries: number;
+  };
+  /** Reflection plans' LLM work (SPEC §6); a plan's graph attributes of the same names override these. */
+  reflection: {
+    /** Replies refused in a row before the plan fails, its last good revision intact. Default: 3. Env `DOTPLAN_MAX_REWRITE_ATTEMPTS`. */
+    maxRewriteAttempts: number;
+    /** Failed verifications (each one a re-plan) before the plan ends with an explanation. Default: 3. Env `DOTPLAN_MAX_REPLANS`. */
+    maxReplans: number;
+    /** Tokens a plan's LLM calls may spend; when spent the plan stops (failed, the reason recorded). 0: no budget. Default: 0. Env `DOTPLAN_MAX_TOKENS`. */
+    maxTokens: number;
+    /** Characters of each node's output shown to the model. Default: 2000. Env `DOTPLAN_RESULT_CHARS`. */
+    resultChars: number;
   };
   /** How large a DOT input may be (plans, templates, `validate`, `render`); see dot/limits.ts. */
   limits: {
@@ -85,7 +100,8 @@ export function defaultConfig(): Config {
     worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
     notify: { reminderInterval: '1h', webhookUrl: undefined },
-    openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined },
+    openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
+    reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000 },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },
   };
 }

@@ -54,6 +54,12 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'openai.baseURL', env: 'OPENAI_BASE_URL', kind: 'url' },
   { key: 'openai.model', env: 'OPENAI_MODEL', kind: 'text' },
   { key: 'openai.apiKeyEnv', kind: 'text' },
+  { key: 'openai.timeoutMs', env: 'OPENAI_TIMEOUT_MS', kind: 'positiveInt' },
+  { key: 'openai.maxRetries', env: 'OPENAI_MAX_RETRIES', kind: 'count' },
+  { key: 'reflection.maxRewriteAttempts', env: 'DOTPLAN_MAX_REWRITE_ATTEMPTS', kind: 'positiveInt' },
+  { key: 'reflection.maxReplans', env: 'DOTPLAN_MAX_REPLANS', kind: 'count' },
+  { key: 'reflection.maxTokens', env: 'DOTPLAN_MAX_TOKENS', kind: 'count' },
+  { key: 'reflection.resultChars', env: 'DOTPLAN_RESULT_CHARS', kind: 'positiveInt' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
 ];

@@ -16,6 +16,8 @@ export function start(snapshot: Snapshot, candidates: readonly string[]): Step {
   const review = b.plan.attributes.review === 'required';
   b.movePlan(review ? 'awaiting_review' : 'running', ENGINE, review ? 'waiting for a reviewer (review="required")' : 'started');
   propagate(b, [], candidates);
+  // A reflection plan's nodes are made ready by the LLM: starting asks it for the (first) plan.
+  if (!review && b.plan.mode === 'reflection') return { ...b.build(), settle: false, askLlm: true };
   return { ...b.build(), settle: !review }; // a plan with nothing to run completes at once
 }
 
@@ -67,5 +69,15 @@ export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
   const b = new StepBuilder({ plan, nodes: new Map(), edges: new Map() });
   if (facts.failed) b.movePlan('failed', ENGINE, 'a node failed and nothing is left to run');
   else b.movePlan('completed', ENGINE, 'every node has finished');
+  return b.build();
+}
+
+/**
+ * A reflection plan ends by the LLM's work (SPEC §6): `completed` once the final answer is written,
+ * `failed` when its replies kept being refused, its token budget is spent or it re-planned too often.
+ */
+export function conclude(snapshot: Snapshot, to: 'completed' | 'failed', reason: string, error?: string): Step {
+  const b = new StepBuilder(snapshot);
+  b.movePlan(to, ENGINE, reason, to === 'failed' ? (error ?? reason) : null);
   return b.build();
 }

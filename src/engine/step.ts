@@ -61,6 +61,8 @@ export interface Step {
   settle: boolean;
   /** Nodes moved to `ready` and left for any worker (not claimed in this step). */
   readyLeft: boolean;
+  /** A reflection plan's node finished, failed, was skipped or answered (not by the LLM): the LLM is asked for a refreshed plan. */
+  askLlm?: boolean;
 }
 
 /** Who makes the moves of a step. */
@@ -69,6 +71,9 @@ export interface Actor {
   /** A worker id, a person's name; recorded with every event. */
   name?: string;
 }
+
+/** In reflection mode a node reaching one of these (by anyone but the LLM itself) asks the LLM to refresh the plan (SPEC §6). */
+const ASK_LLM_AFTER: ReadonlySet<NodeStatus> = new Set(['done', 'failed', 'skipped', 'cancelled']);
 
 /**
  * Builds a step over a snapshot: every node move is checked against the state machine for its
@@ -84,6 +89,7 @@ export class StepBuilder {
   #planChange: PlanChange | undefined;
   #finished = false;
   #advanced = false;
+  #askLlm = false;
 
   constructor(snapshot: Snapshot) {
     this.#snapshot = snapshot;
@@ -130,6 +136,7 @@ export class StepBuilder {
     this.#event({ node: id, kind: 'status', driver: actor.driver, actor: actor.name, from: before.status, to, reason, detail });
     if (to === 'ready' || to === 'running') this.#advanced = true;
     if (TERMINAL_NODE_STATUSES.has(to) || to === 'awaiting_input') this.#finished = true;
+    if (this.#plan.mode === 'reflection' && actor.driver !== 'llm' && ASK_LLM_AFTER.has(to) && before.status !== to) this.#askLlm = true;
     return after;
   }
 
@@ -179,6 +186,7 @@ export class StepBuilder {
       settle: this.#finished && !this.#advanced,
       readyLeft: [...this.#changes.values()].some((c) => c.status === 'ready' && c.expect.status !== 'ready'),
     };
+    if (this.#askLlm && (this.#planChange?.to ?? this.#plan.status) === 'running') step.askLlm = true;
     if (this.#planChange && this.#planChange.from !== this.#planChange.to) step.planChange = this.#planChange;
     return step;
   }

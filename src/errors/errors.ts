@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'NOT_FOUND', // a plan, node, template or tool that does not exist
   'CONFLICT', // e.g. answering twice with a different text, a lost lease
   'TOOL_FAILED', // a tool threw; `retryable` says whether another attempt may help
+  'LLM_FAILED', // a call to the LLM endpoint failed after its retries, or its reply could not be used
   'DATABASE', // the store could not do its work
   'CONFIG', // configuration could not be resolved
   'USAGE', // the command line itself is wrong (unknown command, a flag value that is not allowed): exit 2

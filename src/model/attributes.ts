@@ -68,6 +68,9 @@ export const toolCallsSchema = z
 export const PLAN_MODES = ['workflow', 'reflection'] as const;
 export const ON_FAILURE = ['stop', 'continue'] as const;
 export const REVIEW = ['required', 'none'] as const;
+/** How a function node's output is checked before it counts as done (node attribute, plan default as a graph attribute). */
+export const VERIFY = ['none', 'nonEmpty', 'json', 'llm'] as const;
+export const verifySchema = z.enum(VERIFY);
 export const planModeSchema = z.enum(PLAN_MODES);
 export const onFailureSchema = z.enum(ON_FAILURE);
 export const reviewSchema = z.enum(REVIEW);
@@ -93,6 +96,7 @@ export const nodeAttributesSchema = z.looseObject({
   retries: optional(retriesSchema),
   retryDelay: optional(durationSchema),
   timeout: optional(durationSchema),
+  verify: optional(verifySchema),
   error: z.string().optional(),
 });
 export type NodeAttributes = z.output<typeof nodeAttributesSchema> & { type: NodeType; status?: NodeStatus };
@@ -103,6 +107,7 @@ export const graphAttributesSchema = z.looseObject({
   params: z.string().optional(),
   review: optional(reviewSchema),
   onFailure: optional(onFailureSchema),
+  verify: optional(verifySchema),
   retries: optional(retriesSchema),
   retryDelay: optional(durationSchema),
   timeout: optional(durationSchema),

@@ -48,5 +48,6 @@ export function formatDiagnostic(d: Diagnostic, source?: string): string {
         ? ` [edge ${JSON.stringify(d.edge.from)} -> ${JSON.stringify(d.edge.to)}]`
         : '';
   const fix = d.fix ? ` Fix: ${d.fix}` : '';
-  return `${place ? `${place}: ` : ''}${d.severity} ${d.code}: ${d.message}${subject}.${fix}`.replace(/\.\./g, '.');
+  const sentence = `${d.message}${subject}`;
+  return `${place ? `${place}: ` : ''}${d.severity} ${d.code}: ${sentence}${sentence.endsWith('.') ? '' : '.'}${fix}`;
 }

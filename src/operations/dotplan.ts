@@ -4,16 +4,20 @@ import type { Config } from '../config/defaults.js';
 import { dotLimits } from '../config/dot-limits.js';
 import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
 import { livePlanGraph, mergeLiveState } from '../plans/plan-view.js';
-import { authoredComments, editableDot, readEditBase, withComments, withoutBase, type EditBase } from '../revisions/edit-file.js';
-import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
+import { authoredComments, editableDot, withComments } from '../revisions/edit-file.js';
 import { diffPlans, type PlanChange } from '../revisions/diff.js';
-import { validateGraph } from '../validate/index.js';
-import { decideEdit, type ApplyReport, type EditVerdict, type LoadedBase } from './apply-edit.js';
-import { preparePlan, type FromDot, type FromTemplate } from '../plans/prepare-plan.js';
+import type { ApplyReport } from './decide-revision.js';
+import { applyRevision } from './apply-revision.js';
+import { preparePlan, type FromDot, type FromGoal, type FromTemplate } from '../plans/prepare-plan.js';
+import type { LlmCallRecord } from '../store/index.js';
 import type { EdgeRecord, EventFeed, EventRecord, NodeRecord, PlanRecord, RevisionRecord, Store } from '../store/types.js';
 import type { Driver, PlanGraph, PlanStatus } from '../model/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { Worker } from '../worker/worker.js';
+import type { Judge } from '../execute/verify.js';
+import { createLlmClient, llmSettings, type LlmClient } from '../llm/client.js';
+import { llmJudge } from '../llm/judge.js';
+import { Planner } from '../llm/planner.js';
 import { defaultActor } from './actor.js';
 
 /** A revision as `plan revisions` lists it. */
@@ -37,6 +41,8 @@ export interface WorkerStartOptions {
   untilIdle?: boolean;
   /** Lease owner name; default host:pid:random. */
   owner?: string;
+  /** An LLM endpoint for this worker instead of the configured one (the offline demo's scripted server). */
+  llm?: { baseURL: string; model?: string };
 }
 
 /**
@@ -57,7 +63,7 @@ export class Dotplan {
   }
 
   /** Validates and stores a plan from a template or DOT text, and starts it (or leaves it for review). */
-  async create(input: FromTemplate | FromDot, options: CommandOptions = {}): Promise<PlanRecord> {
+  async create(input: FromTemplate | FromDot | FromGoal, options: CommandOptions = {}): Promise<PlanRecord> {
     return this.store.plans.create(await preparePlan(this.tools, input, options.by ?? defaultActor(), dotLimits(this.config)));
   }
 
@@ -121,42 +127,12 @@ export class Dotplan {
    * against the latest revision.
    */
   async apply(planId: string, dot: string, options: CommandOptions & { source?: string; dryRun?: boolean } = {}): Promise<ApplyReport> {
-    const source = options.source ?? '<edit>';
-    const refused = (diagnostics: Diagnostic[], base: EditBase | null = null): ApplyReport => ({
-      applied: false,
-      revision: null,
-      base,
-      changes: [],
-      conflicts: [],
-      diagnostics,
+    return applyRevision(this, planId, dot, {
+      by: this.#operator(options),
+      source: options.source ?? '<edit>',
+      ...(options.dryRun ? { dryRun: true } : {}),
+      ...(options.reason ? { reason: options.reason } : {}),
     });
-    let read: PlanGraph;
-    try {
-      read = readDot(dot, { source, ...dotLimits(this.config) });
-    } catch (error) {
-      if (error instanceof ValidationError) return refused(error.diagnostics);
-      throw error;
-    }
-    const named = readEditBase(read.attributes, dot);
-    const validate = (graph: PlanGraph) => validateGraph(graph, { tools: this.tools, source, allowAgent: false });
-    const checked = validate({ ...read, attributes: withoutBase(read.attributes) });
-    const errors = [...named.diagnostics, ...checked.diagnostics.filter((d) => d.severity === 'error')];
-    if (errors.length > 0 || !checked.graph) return refused(errors, named.base ?? null);
-    const base = named.base ? await this.#loadBase(planId, named.base) : undefined;
-    const by = this.#operator(options);
-    let verdict: EditVerdict = { changes: [], conflicts: [], diagnostics: [] };
-    const done = await this.store.plans.revise(planId, (current) => {
-      verdict = decideEdit(current, checked.graph!, by, {
-        validate,
-        comments: authoredComments(dot),
-        ...(base ? { base } : {}),
-        ...(options.dryRun ? { dryRun: true } : {}),
-        ...(options.reason ? { updateLog: options.reason } : {}),
-      });
-      return verdict.write;
-    });
-    const { changes, conflicts, diagnostics } = verdict;
-    return { applied: done !== undefined, revision: done?.revision ?? null, base: named.base ?? null, changes, conflicts, diagnostics };
   }
 
   /**
@@ -219,6 +195,11 @@ export class Dotplan {
     };
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
   }
+  /** The calls the plan made to the model, oldest first. */
+  async calls(planId: string): Promise<LlmCallRecord[]> {
+    await this.store.plans.get(planId);
+    return this.store.llm.calls(planId);
+  }
   /** The plan's events (status moves, answers, revisions, notices...), oldest first. */
   async history(planId: string): Promise<EventRecord[]> {
     await this.store.plans.get(planId);
@@ -229,9 +210,15 @@ export class Dotplan {
    * authored comment block, and `revision` / `asOfEvent` saying what an edit of it is made from.
    */
   async show(planId: string): Promise<string> {
-    const { revision, nodes, asOfEvent } = await this.store.plans.editable(planId);
+    const [{ revision, nodes, asOfEvent }, plan] = await Promise.all([this.store.plans.editable(planId), this.store.plans.get(planId)]);
     const graph = mergeLiveState(readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}`, ...NO_DOT_LIMITS }), nodes);
-    return editableDot(graph, { planId, revision: revision.number, asOfEvent, comments: revision.dot });
+    return editableDot(graph, {
+      planId,
+      revision: revision.number,
+      asOfEvent,
+      comments: revision.dot,
+      ...(plan.result !== undefined ? { result: plan.result } : {}),
+    });
   }
   /** The same, as a graph (for drawing). */
   liveGraph(planId: string): Promise<PlanGraph> {
@@ -241,6 +228,8 @@ export class Dotplan {
   /** A worker in this process, with the configured concurrency, lease and poll; call `start()` on it. */
   worker(options: WorkerStartOptions = {}): Worker {
     const { worker, retry } = this.config;
+    const { llm: endpoint, ...rest } = options;
+    const llm = this.llm(endpoint);
     return new Worker({
       store: this.store,
       tools: this.tools,
@@ -248,20 +237,29 @@ export class Dotplan {
       concurrency: worker.concurrency,
       leaseMs: worker.leaseMs,
       retryDefaults: retry,
-      ...options,
+      ...(llm ? { planner: llm.planner, judge: llm.judge } : {}),
+      ...rest,
     });
+  }
+
+  /**
+   * The LLM's side of reflection plans and verify="llm" (SPEC §6): undefined when no endpoint is
+   * configured (no OPENAI_BASE_URL and no API key) — such a worker leaves that work to others.
+   */
+  llm(endpoint?: { baseURL: string; model?: string }): { client: LlmClient; planner: Planner; judge: Judge } | undefined {
+    const settings = { ...llmSettings(this.config), ...endpoint };
+    if (!settings.baseURL && !settings.apiKey) return undefined;
+    const client = createLlmClient(settings);
+    const limits = this.config.reflection;
+    return {
+      client,
+      planner: new Planner({ store: this.store, tools: this.tools, config: this.config, client, limits }),
+      judge: llmJudge(client, this.store.llm, limits.resultChars),
+    };
   }
 
   close(): Promise<void> {
     return this.store.close();
-  }
-
-  /** Revision N's text and, when the file gave `asOfEvent`, the plan's status moves up to it. */
-  async #loadBase(planId: string, base: EditBase): Promise<LoadedBase> {
-    const revision = await this.revision(planId, base.revision);
-    if (base.asOfEvent === undefined) return { revision: revision.number, dot: revision.dot };
-    const events = (await this.store.events.list(planId)).filter((e) => e.kind === 'status' && e.id <= base.asOfEvent!);
-    return { revision: revision.number, dot: revision.dot, moves: { asOfEvent: base.asOfEvent, events } };
   }
 
   #operator(options: CommandOptions) {

@@ -36,6 +36,9 @@ export interface PlanJson {
   params: Record<string, string>;
   revision: number;
   error?: string;
+  /** Reflection plans: what the plan is for, and the final answer once written. */
+  goal?: string;
+  result?: string;
   createdAt: string;
   updatedAt: string;
   nodes: Array<Record<string, unknown>>;
@@ -52,6 +55,8 @@ export function planJson(plan: PlanRecord, nodes: NodeRecord[], edges: EdgeRecor
     params: plan.params,
     revision: plan.revision,
     ...(plan.error !== undefined ? { error: plan.error } : {}),
+    ...(plan.attributes.goal !== undefined ? { goal: plan.attributes.goal } : {}),
+    ...(plan.result !== undefined ? { result: plan.result } : {}),
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString(),
     nodes: nodes.map((n) => ({

@@ -1,6 +1,6 @@
 import { commandLine } from '../model/command-line.js';
-import { DotplanError } from '../errors/errors.js';
-import { readDot, type ReadDotOptions } from '../dot/index.js';
+import { DotplanError, InvalidInputError } from '../errors/errors.js';
+import { readDot, writeDot, type ReadDotOptions } from '../dot/index.js';
 import { authoredComments, EDIT_BASE_ATTRIBUTES, withComments, withoutBase } from '../revisions/edit-file.js';
 import { assertValidGraph } from '../validate/index.js';
 import { parseParamDeclarations } from '../model/params.js';
@@ -22,17 +22,36 @@ export interface FromDot {
   title?: string;
 }
 
+/** A reflection plan for a goal: the LLM writes its first plan (SPEC §6). */
+export interface FromGoal {
+  goal: string;
+  title?: string;
+}
+
 /**
- * A new plan from a template (name or path) or a DOT text, validated with the same validator every
+ * A new plan from a template (name or path), a DOT text or a goal, validated with the same validator every
  * entry point uses: what `PlanStore.create` stores as revision 1.
  */
 export async function preparePlan(
   tools: ToolCatalogue,
-  input: FromTemplate | FromDot,
+  input: FromTemplate | FromDot | FromGoal,
   actor?: string,
   limits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'> = {},
 ): Promise<CreatePlanInput> {
   const by = actor !== undefined ? { actor } : {};
+  if ('goal' in input) {
+    if (!input.goal.trim()) throw new InvalidInputError('--goal is empty: say what the plan should achieve, e.g. --goal "Summarise the open issues"');
+    const title = input.title ?? (input.goal.length > 60 ? `${input.goal.slice(0, 57)}...` : input.goal);
+    const graph: PlanGraph = {
+      name: 'plan',
+      strict: false,
+      attributes: { mode: 'reflection', goal: input.goal, label: title },
+      nodes: [],
+      edges: [],
+      clusters: [],
+    };
+    return { title, graph, dot: writeDot(graph), author: 'person', params: {}, updateLog: 'Created for a goal; the LLM writes the plan', ...by };
+  }
   if ('template' in input) {
     const template = loadTemplate(input.template);
     const instance = instantiateTemplate(template, input.values ?? {});

@@ -4,6 +4,7 @@
  * and gives three small interfaces: plans and revisions, the work queue, the event feed.
  */
 import { connect, resolveDatabase } from './connect.js';
+import { SqlLlmQueue } from './llm-queue.js';
 import { SqlEventFeed } from './event-feed.js';
 import { migrate } from './migrate.js';
 import { SqlPlanStore } from './plan-store.js';
@@ -40,6 +41,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
     queue: new SqlWorkQueue(db, writer),
     events: new SqlEventFeed(db, wakes),
+    llm: new SqlLlmQueue(db, wakes),
     async close() {
       if (closed) return;
       closed = true;
@@ -55,3 +57,4 @@ export { newPlanId } from './ids.js';
 export { endsPlan } from './event-feed.js';
 export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
+export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmWork } from './llm-queue.js';

@@ -34,6 +34,8 @@ export interface PlanRow {
   error: string | null;
   createdAt: Time;
   updatedAt: Time;
+  result?: string | null;
+  tokensUsed?: number;
 }
 
 export interface NodeRow {
@@ -89,6 +91,8 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     error: optional(decodeText(row.error)),
     createdAt: toDate(row.createdAt),
     updatedAt: toDate(row.updatedAt),
+    ...(row.result !== undefined && row.result !== null ? { result: decodeText(row.result) } : {}),
+    ...(row.tokensUsed ? { tokensUsed: Number(row.tokensUsed) } : {}),
   };
 }
 

@@ -60,8 +60,10 @@ export class StepWriter {
     if (q.dialect === 'postgres') {
       persisted = await persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
       if (!persisted) throw new StaleStepError();
+      await askLlm(q, steps); // reflection plans never take the one-statement path (work-queue.ts): q is a transaction here
     } else {
       persisted = await persistSqlite(q, writes, claim);
+      await askLlm(q, steps);
       for (const planned of steps) {
         const settled = await this.#settle(q, planned, persisted);
         if (settled) wakes.push({ reason: 'plan', planId: planned.step.planId });
@@ -107,6 +109,12 @@ function wakeEvents(steps: readonly Step[]): WakeEvent[] {
     if (step.readyLeft) out.push({ reason: 'ready', planId });
     if (step.changes.some((c) => c.status !== c.expect.status && c.status !== 'ready' && c.status !== 'running')) out.push({ reason: 'finished', planId });
     if (step.planChange) out.push({ reason: 'plan', planId });
+    if (step.askLlm) out.push({ reason: 'llm', planId });
   }
   return out;
+}
+
+/** One more request for the LLM on each reflection plan whose step asks for it (served by src/store/llm-queue.ts). */
+async function askLlm(q: Queryable, steps: readonly PlannedStep[]): Promise<void> {
+  for (const { step } of steps) if (step.askLlm) await q.run(`UPDATE plans SET llm_due = llm_due + 1 WHERE id = ?`, [step.planId]);
 }

@@ -1,3 +1,4 @@
+import type { LlmQueue } from './llm-queue.js';
 import type { Revised } from '../engine/revise.js';
 import type { AttemptResult, NodeState, OutEdge, PlanState, Snapshot, Step } from '../engine/index.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
@@ -22,6 +23,10 @@ export interface PlanRecord {
   error?: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Reflection plans: the final answer, once written. */
+  result?: string;
+  /** Reflection plans: tokens spent on the plan's LLM calls. */
+  tokensUsed?: number;
 }
 
 export interface NodeRecord {
@@ -232,6 +237,8 @@ export interface Outlook {
   retryPending: number;
   /** Waiting for a person: does not keep `--until-idle` alive. */
   awaitingInput: number;
+  /** Reflection plans waiting for the LLM (a rewrite or the final answer), leased or not. */
+  llmWork: number;
   /** When the next node becomes due, or the next lease runs out: a worker wakes then. */
   nextWakeAt?: Date;
 }
@@ -251,8 +258,8 @@ export interface WorkQueue {
 
 /** A wake-up: something committed that a worker or a follower may want to act on at once. */
 export interface WakeEvent {
-  /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed; `external`: another process wrote (SQLite). */
-  reason: 'ready' | 'finished' | 'plan' | 'external';
+  /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed; `llm`: a reflection plan wants the LLM; `external`: another process wrote (SQLite). */
+  reason: 'ready' | 'finished' | 'plan' | 'llm' | 'external';
   planId?: string;
 }
 
@@ -286,5 +293,7 @@ export interface Store {
   readonly plans: PlanStore;
   readonly queue: WorkQueue;
   readonly events: EventFeed;
+  /** The LLM's work on reflection plans, and the calls made to the model. */
+  readonly llm: LlmQueue;
   close(): Promise<void>;
 }

@@ -57,7 +57,8 @@ export class SqlWorkQueue implements WorkQueue {
 
   /** PostgreSQL's one-statement finish from the claims' bases; undefined when it does not apply or a checked value changed. */
   async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
-    if (this.db.dialect !== 'postgres' || !reports.every((r) => r.claim.basis?.dependents.every((d) => d.node.waiting === 1))) return undefined;
+    const eligible = (r: AttemptReport) => r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
+    if (this.db.dialect !== 'postgres' || !reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
     const tokens = new Map<number, string>();
     for (const { claim } of reports) {

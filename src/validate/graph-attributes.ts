@@ -1,10 +1,10 @@
-import { ON_FAILURE, PLAN_MODES, REVIEW } from '../model/attributes.js';
+import { ON_FAILURE, PLAN_MODES, REVIEW, VERIFY } from '../model/attributes.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { parseParamDeclarations } from '../model/params.js';
 import { q, type Check } from './context.js';
 import { suggestFix } from './suggest.js';
 
-const CHOICES: Readonly<Record<string, readonly string[]>> = { mode: PLAN_MODES, onFailure: ON_FAILURE, review: REVIEW };
+const CHOICES: Readonly<Record<string, readonly string[]>> = { mode: PLAN_MODES, onFailure: ON_FAILURE, review: REVIEW, verify: VERIFY };
 
 /** Plan-level settings: `mode`, `onFailure`, `review` take one of their values; `params` parses. */
 export const checkGraphAttributes: Check = (ctx) => {

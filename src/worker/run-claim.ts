@@ -2,6 +2,7 @@ import type { AttemptResult } from '../engine/attempts.js';
 import { retryPolicy, type RetryDefaults } from '../engine/retry-policy.js';
 import { ToolError } from '../errors/errors.js';
 import { executeNode } from '../execute/execute-node.js';
+import { checkOutput, VERIFICATION_FAILED, verifyMode, type Judge, type Judgement } from '../execute/verify.js';
 import { resolveReferences } from '../execute/resolve-input.js';
 import { findReferences } from '../model/references.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
@@ -19,6 +20,8 @@ export interface RunClaimDeps {
   tools: ToolCatalogue;
   retryDefaults: RetryDefaults;
   log: (planId: string, nodeId: string, message: string) => void;
+  /** Judges outputs of nodes with verify="llm"; without it such nodes fail their verification. */
+  judge?: Judge;
 }
 
 /**
@@ -47,12 +50,23 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
       },
       deps.tools,
     );
+    const judgement = await verify(claim, output, signal, deps.judge);
+    if (!judgement.ok) return { kind: 'failed', error: `${VERIFICATION_FAILED}: ${judgement.reasoning}`, retryable: false };
     return { kind: 'done', output };
   } catch (error) {
     if (signal.aborted && signal.reason instanceof AttemptAborted) return { kind: 'released' };
     const toolError = error instanceof ToolError ? error : new ToolError(String(error), { cause: error });
     return { kind: 'failed', error: toolError.message, retryable: toolError.retryable };
   }
+}
+
+/** The node's output checked as its `verify` attribute says. */
+async function verify(claim: ClaimedNode, output: string, signal: AbortSignal, judge: Judge | undefined): Promise<Judgement> {
+  const mode = verifyMode(claim.attributes, claim.planAttributes);
+  const rule = checkOutput(mode, output);
+  if (rule) return rule;
+  if (!judge) return { ok: false, reasoning: 'verify="llm" but this worker has no LLM endpoint configured (OPENAI_BASE_URL / OPENAI_API_KEY)' };
+  return judge(claim, output, signal);
 }
 
 /** A confirm node asks its question, with its references resolved, and waits for a person. */

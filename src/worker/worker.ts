@@ -5,7 +5,10 @@ import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
 import type { ClaimedNode, FinishOptions, Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
+import type { Judge } from '../execute/verify.js';
+import type { Planner } from '../llm/planner.js';
 import { FinishBatcher } from './finish-batcher.js';
+import { LlmSlot } from './llm-slot.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
 
@@ -22,6 +25,10 @@ export interface WorkerOptions {
   untilIdle?: boolean;
   /** Lease owner name; default host:pid:random. */
   owner?: string;
+  /** Serves reflection plans' LLM work (rewrites, final answers); without it the worker leaves that work to others. */
+  planner?: Planner;
+  /** Judges the outputs of nodes with verify="llm". */
+  judge?: Judge;
 }
 
 /** A node that now waits for a person's answer. */
@@ -67,6 +74,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private reserved = 0;
   private stopped: Promise<void> | undefined;
   private idleResolve: (() => void) | undefined;
+  private readonly llm: LlmSlot | undefined;
   readonly idle: Promise<void>;
 
   constructor(private readonly options: WorkerOptions) {
@@ -78,6 +86,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
+    if (options.planner) {
+      this.llm = new LlmSlot(options.store, options.planner, {
+        owner: this.owner,
+        leaseMs: options.leaseMs,
+        onEnd: () => this.poller.wake(),
+        onError: (error) => this.emit('worker:error', error),
+      });
+    }
   }
 
   start(): this {
@@ -112,6 +128,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       // After the loop's last round: a round in flight may have set the timer again.
       clearTimeout(this.dueTimer);
       if (!options.drain) for (const { controller } of this.inflight.values()) controller.abort(new AttemptAborted('shutdown'));
+      await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
       clearInterval(this.renewTimer);
@@ -146,6 +163,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     }
     const claims = await store.queue.claim({ owner: this.owner, limit: free, leaseMs });
     for (const claim of claims) this.launch(claim);
+    if (this.llm && (await this.llm.claim())) return true;
     this.backlog = claims.length === free;
     if (this.backlog) return true;
     await this.lookAhead();
@@ -154,7 +172,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
 
   /** Nothing runs and no result is being written: the moment to look whether the worker is idle. */
   private quiet(): boolean {
-    return this.inflight.size === 0 && this.reserved === 0 && !this.finisher.busy;
+    return this.inflight.size === 0 && this.reserved === 0 && !this.finisher.busy && !this.llm?.busy;
   }
 
   private free(): number {
@@ -188,6 +206,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           tools: this.options.tools,
           retryDefaults: this.options.retryDefaults,
           log: (planId, nodeId, message) => this.emit('tool:log', planId, nodeId, message),
+          ...(this.options.judge ? { judge: this.options.judge } : {}),
         });
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
@@ -209,6 +228,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   }
 
   private async renewLeases(): Promise<void> {
+    await this.llm?.renew().catch((error: unknown) => this.emit('worker:error', error));
     if (this.inflight.size === 0) return;
     const tokens = [...this.inflight.keys()];
     try {
@@ -239,7 +259,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         Math.min(wait + 5, 2 ** 31 - 1),
       );
     }
-    if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0) {
+    const llmLeft = this.llm ? this.llm.busy || outlook.llmWork > 0 : false;
+    if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0 && !llmLeft) {
       this.emit('worker:idle');
       if (this.options.untilIdle) {
         this.idleResolve?.();

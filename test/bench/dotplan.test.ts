@@ -7,7 +7,7 @@ import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { postgresServerUrl } from '../support/db.js';
 
-const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300 };
+const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300, rewrite: 100 };
 const url = process.env.DATABASE_URL;
 // PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
 const postgresUrl =
@@ -45,8 +45,8 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
     { nodes: 60, done: 60, ranOnce: 60, planStatus: 'completed' },
     { nodes: 301, done: 301, ranOnce: 301, planStatus: 'completed' },
   ]);
-  // The idle polls ran over every stored plan (the five measured plans too) and claimed nothing.
-  expect(report.idlePoll).toEqual({ plans: 205, claimed: 0 });
+  // The idle polls ran over every stored plan (the six measured plans too) and claimed nothing.
+  expect(report.idlePoll).toEqual({ plans: 206, claimed: 0 });
   expect(report.results.map((r) => [r.backend, r.scenario, r.unit])).toEqual([
     [backend, 'throughput', 'nodes/s'],
     [backend, 'chain-latency-p50', 'ms'],
@@ -55,6 +55,7 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
     [backend, 'chain-ladder-p50', 'ms'],
     [backend, 'join-vs-fan-out', '×'],
     [backend, 'validate', 'ms'],
+    [backend, 'rewrite', 'ms'],
     [backend, 'idle-poll', 'ms'],
   ]);
   for (const r of report.results) expect(r.value, r.scenario).toBeGreaterThan(0);
@@ -70,7 +71,7 @@ describe('dotplan benchmarks on SQLite', () => {
   });
 
   it('benchDotplan reports the same figures', async () => {
-    const results = await benchDotplan(sqliteTarget(), { ...SIZES, nodes: 20, chain: 5, plans: 10, validate: 20 });
+    const results = await benchDotplan(sqliteTarget(), { ...SIZES, nodes: 20, chain: 5, plans: 10, validate: 20, rewrite: 20 });
     expect(results.map((r) => r.scenario)).toEqual([
       'throughput',
       'chain-latency-p50',
@@ -79,6 +80,7 @@ describe('dotplan benchmarks on SQLite', () => {
       'chain-ladder-p50',
       'join-vs-fan-out',
       'validate',
+      'rewrite',
       'idle-poll',
     ]);
   });

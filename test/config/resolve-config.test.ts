@@ -34,6 +34,7 @@ describe('resolveConfig', () => {
     expect(config.worker).toEqual({ poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 });
     expect(config.retry).toMatchObject({ retries: 0, retryDelay: '1s' });
     expect(config.notify.reminderInterval).toBe('1h');
+    expect(config.openai).toMatchObject({ timeoutMs: 60_000, maxRetries: 3 });
   });
 
   it('layers file < environment < flags', async () => {
@@ -87,9 +88,33 @@ describe('resolveConfig', () => {
   it('reads the API key from the variable the config names, never from the file', async () => {
     const cwd = folder({ 'dotplan.config.json': JSON.stringify({ openai: { apiKeyEnv: 'MY_KEY', model: 'local-model' } }) });
     const config = await resolveConfig({ env: { MY_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, cwd });
-    expect(config.openai).toEqual({ apiKeyEnv: 'MY_KEY', apiKey: 'sk-test', model: 'local-model', baseURL: 'http://127.0.0.1:9/v1' });
+    expect(config.openai).toEqual({
+      apiKeyEnv: 'MY_KEY',
+      apiKey: 'sk-test',
+      model: 'local-model',
+      baseURL: 'http://127.0.0.1:9/v1',
+      timeoutMs: 60_000,
+      maxRetries: 3,
+    });
     const leaky = folder({ 'dotplan.config.json': JSON.stringify({ openai: { apiKey: 'sk-oops' } }) });
     expect((await configError(resolveConfig({ env: {}, cwd: leaky }))).message).toMatch(/"openai.apiKey" is not read from files/);
+  });
+
+  it('reads the LLM timeout and retries from the file and the environment', async () => {
+    const cwd = folder({ 'dotplan.config.json': JSON.stringify({ openai: { timeoutMs: 5000, maxRetries: 0 } }) });
+    expect((await resolveConfig({ env: {}, cwd })).openai).toMatchObject({ timeoutMs: 5000, maxRetries: 0 });
+    expect((await resolveConfig({ env: { OPENAI_TIMEOUT_MS: '120000', OPENAI_MAX_RETRIES: '5' }, cwd })).openai).toMatchObject({
+      timeoutMs: 120_000,
+      maxRetries: 5,
+    });
+    expect((await configError(resolveConfig({ env: { OPENAI_TIMEOUT_MS: '0' }, cwd: folder() }))).message).toBe(
+      'OPENAI_TIMEOUT_MS="0": must be a whole number of at least 1',
+    );
+    expect((await configError(resolveConfig({ env: { OPENAI_MAX_RETRIES: 'many' }, cwd: folder() }))).message).toBe(
+      'OPENAI_MAX_RETRIES="many": must be a whole number of at least 0',
+    );
+    const bad = folder({ 'dotplan.config.json': JSON.stringify({ openai: { maxRetries: -1 } }) });
+    expect((await configError(resolveConfig({ env: {}, cwd: bad }))).message).toContain('"openai.maxRetries" = -1: must be a whole number of at least 0');
   });
 
   it('names the file and the key of a bad value', async () => {

@@ -323,3 +323,41 @@ describe('the cost of a join', () => {
     expect(last.changes.map((c) => c.node)).toEqual([`s${width - 1}`, 'join']);
   });
 });
+
+describe('reflection plans: the LLM makes nodes ready, the engine asks it after each step (SPEC §6)', () => {
+  const reflection = () => graph({ a: { status: 'ready' }, b: {} }, [['a', 'b']], { mode: 'reflection', goal: 'g' });
+
+  it('asks for a plan when the plan starts, and never makes a pending node ready by itself', () => {
+    const sim = new SimPlan(reflection());
+    const step = sim.apply(start(sim.snapshot(), sim.candidates()))!;
+    expect(step.askLlm).toBe(true);
+    claim(sim, 'a');
+    const finished = end(sim, 'a', done());
+    expect(finished.askLlm).toBe(true);
+    expect(sim.statuses()).toEqual({ a: 'done', b: 'pending' }); // b waits for the LLM
+  });
+
+  it('asks after a failure, a skip and an answer, not after a retryable failure going back to ready, nor after the LLM’s own moves', () => {
+    const sim = new SimPlan(
+      graph({ a: { status: 'ready', retries: '1' }, q: { type: 'confirm', question: 'ok?', status: 'ready' }, c: {} }, [], { mode: 'reflection' }),
+    );
+    sim.apply(start(sim.snapshot(), []));
+    claim(sim, 'a');
+    expect(end(sim, 'a', { kind: 'failed', error: 'x', retryable: true }).askLlm).toBeUndefined(); // back to ready for its retry
+    claim(sim, 'a');
+    expect(end(sim, 'a', { kind: 'failed', error: 'x', retryable: true }).askLlm).toBe(true);
+    claim(sim, 'q');
+    expect(end(sim, 'q', { kind: 'asked' }).askLlm).toBeUndefined(); // waiting for a person is not a result yet
+    expect(sim.apply(answer(sim.snapshot(), 'q', 'yes', person))!.askLlm).toBe(true);
+    const llm = new StepBuilder(sim.snapshot());
+    llm.move('c', 'skipped', { driver: 'llm' }, 'not needed');
+    expect(llm.build().askLlm).toBeUndefined();
+    expect(sim.apply(skip(sim.snapshot(), 'c', operator, 'no', []))!.askLlm).toBe(true);
+  });
+
+  it('does not ask in workflow mode', () => {
+    const sim = started(graph({ a: {} }));
+    claim(sim, 'a');
+    expect(end(sim, 'a', done()).askLlm).toBeUndefined();
+  });
+});

@@ -49,4 +49,15 @@ describe('dotplan demo', () => {
     expect(result.stderr).toMatch(/on postgres/);
     expect(existsSync(join(dir, '.dotplan'))).toBe(false);
   });
+
+  it('--reflection runs a recorded reflection plan offline to its final answer', async () => {
+    const dir = freshDir();
+    const database = testBackend() === 'postgres' ? await createPostgresDatabase() : undefined;
+    if (database) cleanups.push(() => database.drop());
+    const result = await runDotplan(['demo', '--reflection'], { cwd: dir, env: cleanEnv(database ? { DATABASE_URL: database.url } : {}), timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Plan p_\S+ completed in [\d.]+m?s: 4 LLM calls \(\d+ tokens\), revision 3$/m);
+    expect(result.stdout).toMatch(/Final answer:\nACME Corp, founded in 1999 in Lyon, makes anvils/);
+    expect(result.stderr).toMatch(/node summary\s+running → done/);
+  });
 });

@@ -1,5 +1,5 @@
 import { formatDiagnostic } from '../../model/diagnostics.js';
-import type { ApplyReport } from '../../operations/apply-edit.js';
+import type { ApplyReport } from '../../operations/decide-revision.js';
 import { formatDiff } from '../../revisions/format-diff.js';
 import type { CliContext } from '../context.js';
 import { printJson } from '../io.js';

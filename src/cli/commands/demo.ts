@@ -5,6 +5,7 @@ import { endsPlan, type NodeRecord } from '../../store/index.js';
 import { parseSetFlags } from '../../templates/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import { formatTable, type CliIO } from '../io.js';
+import { runReflectionDemo } from './demo-reflection.js';
 import type { GetContext } from './index.js';
 
 const DEMO_TEMPLATE = 'research-report';
@@ -20,8 +21,10 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
     .option('--template <name|path>', 'template to run', DEMO_TEMPLATE)
     .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--json', 'print events as JSON lines')
-    .action(async (opts: { template: string; set?: string[]; json?: boolean }, command: Command) => {
+    .option('--reflection', 'run a reflection plan offline instead: the LLM is a scripted server replaying a recorded run')
+    .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean }, command: Command) => {
       const ctx = await getContext(command);
+      if (opts.reflection) return runReflectionDemo(ctx, opts.json === true);
       const dotplan = await ctx.dotplan();
       const values = opts.set ? parseSetFlags(opts.set) : opts.template === DEMO_TEMPLATE ? DEMO_VALUES : {};
       const started = Date.now();

@@ -8,6 +8,8 @@ import { registerOperateCommands } from './operate.js';
 import { registerWorkerCommand } from './worker.js';
 import { registerDemoCommand } from './demo.js';
 import { registerBenchCommand } from './bench.js';
+import { registerParseReplyCommand } from './parse-reply.js';
+import { registerLlmCommands } from './llm.js';
 
 export type GetContext = (command: Command) => Promise<CliContext>;
 
@@ -20,4 +22,6 @@ export function registerCommands(program: Command, getContext: GetContext): void
   registerWorkerCommand(program, getContext);
   registerDemoCommand(program, getContext);
   registerBenchCommand(program, getContext);
+  registerParseReplyCommand(program, getContext);
+  registerLlmCommands(program, getContext);
 }

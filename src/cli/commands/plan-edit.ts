@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import type { ApplyReport } from '../../operations/apply-edit.js';
+import type { ApplyReport } from '../../operations/decide-revision.js';
 import { withoutGeneratedLines, withProblems } from '../../revisions/edit-file.js';
 import { printReport, problemLines } from './apply-report.js';
 import type { GetContext } from './index.js';

@@ -8,6 +8,7 @@ import { formatTable, printJson, readInput } from '../io.js';
 import { registerPlanControlCommands } from './plan-control.js';
 import { registerPlanEditCommand } from './plan-edit.js';
 import { registerPlanHistoryCommands } from './plan-history.js';
+import { registerPlanLlmCommands } from './plan-llm.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -15,22 +16,27 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
 
   plan
     .command('create')
-    .description('create a plan from a template or a DOT file and start it; prints its id')
+    .description('create a plan from a template, a DOT file or a goal (a reflection plan the LLM writes) and start it; prints its id')
     .option('--template <name|path>', 'template name (see template list) or path')
+    .option('--goal <text>', 'what a reflection plan should achieve: the LLM writes and rewrites its plan (needs an OpenAI-compatible endpoint)')
     .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--dot <file>', 'a DOT file (or - for standard input)')
     .option('--title <title>', 'plan title (default: the graph label)')
     .option('--by <name>', 'who creates it (default: the OS user)')
     .option('--json', 'print {"id": ..., "status": ...}')
-    .action(async (opts: { template?: string; set?: string[]; dot?: string; title?: string; by?: string; json?: boolean }, command: Command) => {
-      if (!!opts.template === !!opts.dot) throw new InvalidInputError('give exactly one of --template <name|path> or --dot <file>');
+    .action(async (opts: { template?: string; set?: string[]; dot?: string; goal?: string; title?: string; by?: string; json?: boolean }, command: Command) => {
+      if ([opts.template, opts.dot, opts.goal].filter((o) => o !== undefined).length !== 1)
+        throw new InvalidInputError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
       if (opts.dot && opts.set) throw new InvalidInputError('--set goes with --template; a DOT file carries its own values');
       const ctx = await getContext(command);
       const dotplan = await ctx.dotplan();
       const title = opts.title !== undefined ? { title: opts.title } : {};
-      const input = opts.template
-        ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
-        : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
+      const input =
+        opts.goal !== undefined
+          ? { goal: opts.goal, ...title }
+          : opts.template
+            ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
+            : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
       const created = await dotplan.create(input, opts.by ? { by: opts.by } : {});
       if (opts.json) printJson(ctx.io, { id: created.id, status: created.status });
       else ctx.io.out(created.id);
@@ -122,4 +128,5 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
   registerPlanControlCommands(plan, getContext);
   registerPlanHistoryCommands(plan, getContext);
   registerPlanEditCommand(plan, getContext);
+  registerPlanLlmCommands(plan, getContext);
 }

@@ -8,17 +8,18 @@ import { mergeLiveState } from '../plans/plan-view.js';
 import { baseGraph, type StatusMove } from '../revisions/base.js';
 import { diffPlans, edgeName, type PlanChange } from '../revisions/diff.js';
 import { inEditOrder, keepLiveFields, mergeEdit, type Conflict } from '../revisions/merge.js';
-import { checkRights, type RightsProblem } from '../revisions/rights.js';
+import { checkRights, type RevisionDriver, type RightsProblem } from '../revisions/rights.js';
 import type { RevisionWrite } from '../store/types.js';
 
 /**
- * A hand edit of a running plan, decided against the plan as it stands (SPEC §9). The edited
- * graph (already validated) is merged three-way when the file says what it was made from
- * (`revision`, `asOfEvent`): what changed since on the plan's side stays, the edit's changes that
- * touch none of it are applied, the others are conflicts. Without a base the edit is taken against
- * the latest revision, live fields it left out kept. Then every change is checked against the
- * operator's rights and the merged plan validated again; the engine makes the revision of it — or
- * nothing, with every problem. Pure: the store calls it inside its transaction.
+ * A new revision of a running plan by an operator (hand edit), a person or the LLM (rewrite),
+ * decided against the plan as it stands (SPEC §9). The new graph (already validated) is merged
+ * three-way when it says what it was made from (`revision`, `asOfEvent`): what changed since on
+ * the plan's side stays, the new graph's changes that touch none of it are applied, the others are
+ * conflicts. Without a base it is taken against the latest revision, live fields it left out kept.
+ * Then every change is checked against the driver's rights and the merged plan validated again;
+ * the engine makes the revision of it — or nothing, with every problem. Pure: the store calls it
+ * inside its transaction.
  */
 export interface EditVerdict {
   changes: PlanChange[];
@@ -47,17 +48,21 @@ export interface EditOptions {
   validate: (graph: PlanGraph) => { diagnostics: Diagnostic[]; graph?: PlanGraph };
   /** The edit's authored comment block, kept at the top of the revision. */
   comments?: string;
+  /** More problems of the merged plan for this author. */
+  check?: (next: PlanGraph) => Diagnostic[];
 }
 
-export function decideEdit(
+export function decideRevision(
   current: { snapshot: Snapshot; revision: { number: number; dot: string } },
   edited: PlanGraph,
-  by: Actor,
+  by: Actor & { driver: RevisionDriver },
   options: EditOptions,
 ): EditVerdict {
   const { snapshot, revision } = current;
   const read = (dot: string, number: number) => readDot(dot, { source: `plan ${snapshot.plan.id} revision ${number}`, ...NO_DOT_LIMITS });
   const live = mergeLiveState(read(revision.dot, revision.number), snapshot.nodes.values());
+  // The LLM refreshes the plan's nodes; graph attributes it leaves out (mode, goal...) are kept as they are.
+  if (by.driver === 'llm') edited = { ...edited, attributes: { ...live.attributes, ...edited.attributes } };
 
   let next = keepLiveFields(live, edited);
   if (options.base) {
@@ -77,16 +82,18 @@ export function decideEdit(
     }
   }
 
+  const extra = options.check?.(next) ?? [];
+  if (extra.length > 0) return { changes: [], conflicts: [], diagnostics: extra };
   const changes = diffPlans(live, next);
   const statuses = new Map([...snapshot.nodes.values()].map((n) => [n.id, n.status]));
-  const problems = located(checkRights(changes, statuses, 'operator'), edited);
+  const problems = located(checkRights(changes, statuses, by.driver), edited);
   if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, conflicts: problems, diagnostics: [] };
   const write: RevisionWrite = {
     revised: revise(snapshot, live, next, by),
     next,
     dot: withComments(options.comments, next),
-    author: 'operator',
-    updateLog: options.updateLog ?? `hand edit by ${by.name ?? 'an operator'}`,
+    author: by.driver,
+    updateLog: options.updateLog ?? `hand edit by ${by.name ?? `the ${by.driver}`}`,
   };
   return { changes, conflicts: problems, diagnostics: [], write };
 }

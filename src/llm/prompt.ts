@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { writeDot } from '../dot/index.js';
+import { formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
+import type { PlanGraph } from '../model/types.js';
+import type { Tool } from '../tools/types.js';
+
+/**
+ * What the model is told (SPEC §6): the system prompts are files in `prompts/` (the output format
+ * of seed 004 and the rules of SPEC §3 in the model's terms); the user part gives the goal, the tool
+ * catalogue (codes, descriptions, input schemas as JSON Schema), the current plan as DOT with its
+ * live state and `*id`, and the results so far, each output cut to `resultChars`.
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+const PROMPTS = new URL('../../prompts/', import.meta.url);
+const cache = new Map<string, string>();
+
+/** A prompt file of the package's `prompts/` folder. */
+export function promptFile(name: 'system' | 'answer' | 'verify'): string {
+  let text = cache.get(name);
+  if (text === undefined) cache.set(name, (text = readFileSync(new URL(`${name}.md`, PROMPTS), 'utf8')));
+  return text;
+}
+
+export interface PlanContext {
+  planId: string;
+  goal: string;
+  tools: readonly Tool[];
+  /** The plan as it stands, live fields in; no nodes yet for a new plan. */
+  graph: PlanGraph;
+  resultChars: number;
+}
+
+/** The messages asking for the first plan or a refreshed one. */
+export function planMessages(context: PlanContext): ChatMessage[] {
+  const first = context.graph.nodes.length === 0;
+  const parts = [
+    `## Goal\n${context.goal}`,
+    `## Tools\n${toolCatalogue(context.tools)}`,
+    first
+      ? `## The plan\nThere is no plan yet: write the first one (leave out the *id line).`
+      : `## The plan (id ${context.planId}) as it stands\n\`\`\`dot\n${writeDot(context.graph)}\`\`\``,
+    ...(first ? [] : [`## Results so far\n${results(context.graph, context.resultChars)}`]),
+    first
+      ? 'Write the plan. Mark the first steps to run status="ready".'
+      : `Refresh the plan (*id=${context.planId}): mark what should run next status="ready", add or change pending steps as the results require, or add nothing if the goal is reached.`,
+  ];
+  return [
+    { role: 'system', content: promptFile('system') },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/** The model's refused reply, and the problems it must fix, appended to the conversation. */
+export function refusalMessages(reply: string, problems: readonly Diagnostic[]): ChatMessage[] {
+  const list = problems.map((d) => `- ${formatDiagnostic(d)}`).join('\n');
+  return [
+    { role: 'assistant', content: reply },
+    {
+      role: 'user',
+      content: `Your plan was refused and nothing of it was applied. Problems:\n${list}\n\nWrite the whole reply again (@epupdatelog@ and @EP@ blocks) with these fixed.`,
+    },
+  ];
+}
+
+/** The messages asking for the final answer. */
+export function answerMessages(goal: string, graph: PlanGraph, resultChars: number): ChatMessage[] {
+  return [
+    { role: 'system', content: promptFile('answer') },
+    { role: 'user', content: `## Goal\n${goal}\n\n## Results\n${results(graph, resultChars)}` },
+  ];
+}
+
+/** The messages asking whether a node's output does what the node was for. */
+export function verifyMessages(
+  goal: string | undefined,
+  node: { id: string; label?: string; toolCode?: string; toolInput?: string },
+  output: string,
+  resultChars: number,
+): ChatMessage[] {
+  const step = [
+    `id: ${node.id}`,
+    node.label ? `purpose: ${node.label}` : '',
+    node.toolCode ? `tool: ${node.toolCode}` : '',
+    node.toolInput ? `input: ${node.toolInput}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return [
+    { role: 'system', content: promptFile('verify') },
+    { role: 'user', content: `${goal ? `## Goal of the plan\n${goal}\n\n` : ''}## The step\n${step}\n\n## Its output\n${cut(output, resultChars)}` },
+  ];
+}
+
+function toolCatalogue(tools: readonly Tool[]): string {
+  return tools
+    .map((tool) => {
+      const schema = jsonSchema(tool.inputSchema);
+      return `- \`${tool.code}\`: ${tool.description ?? '(no description)'}${schema ? `\n  input schema: ${JSON.stringify(schema)}` : ''}`;
+    })
+    .join('\n');
+}
+
+function jsonSchema(schema: Tool['inputSchema']): unknown {
+  if (!schema || !(schema instanceof z.ZodType)) return undefined;
+  try {
+    return z.toJSONSchema(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each finished node with its output or error, cut to `chars`. */
+function results(graph: PlanGraph, chars: number): string {
+  const lines = graph.nodes.flatMap((n) => {
+    const { status, toolOutput, error, answer, label } = n.attributes;
+    if (!['done', 'failed', 'skipped'].includes(status ?? '')) return [];
+    const value =
+      status === 'failed'
+        ? `error: ${cut(error ?? '', chars)}`
+        : answer !== undefined
+          ? `answer: ${cut(answer, chars)}`
+          : `output: ${cut(toolOutput ?? '', chars)}`;
+    return [`- ${n.id}${label ? ` (${label})` : ''}: ${status}; ${value}`];
+  });
+  return lines.length > 0 ? lines.join('\n') : '(none yet)';
+}
+
+function cut(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, chars)}… (${text.length - chars} more characters)`;
+}

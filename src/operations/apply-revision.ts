@@ -1,0 +1,83 @@
+import type { Actor } from '../engine/step.js';
+import type { Config } from '../config/defaults.js';
+import { dotLimits } from '../config/dot-limits.js';
+import { readDot } from '../dot/index.js';
+import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
+import type { PlanGraph } from '../model/types.js';
+import { authoredComments, readEditBase, withoutBase, type EditBase } from '../revisions/edit-file.js';
+import type { RevisionDriver } from '../revisions/rights.js';
+import type { Store } from '../store/types.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { validateGraph } from '../validate/index.js';
+import { decideRevision, type ApplyReport, type EditVerdict, type LoadedBase } from './decide-revision.js';
+
+export interface ApplyRevisionOptions {
+  by: Actor & { driver: RevisionDriver };
+  /** Where the text came from, for diagnostics. */
+  source: string;
+  /** What the text was made from, when the caller knows it better than the text (an LLM reply); default: the text's `revision` / `asOfEvent`. */
+  base?: EditBase;
+  dryRun?: boolean;
+  /** The revision's update log. */
+  reason?: string;
+  /** More problems of the merged plan for this author (e.g. an LLM rewrite that leaves nothing to run). */
+  check?: (next: PlanGraph) => Diagnostic[];
+}
+
+/**
+ * The one way a plan's structure changes (SPEC §9), for every author: the DOT text is read and
+ * validated whole, the revision it was made from loaded, then — in one transaction — merged,
+ * checked against the author's rights and written as a new revision, or refused with every problem.
+ */
+export async function applyRevision(
+  deps: { store: Store; tools: ToolCatalogue; config: Config },
+  planId: string,
+  dot: string,
+  options: ApplyRevisionOptions,
+): Promise<ApplyReport> {
+  const { source } = options;
+  const refused = (diagnostics: Diagnostic[], base: EditBase | null = null): ApplyReport => ({
+    applied: false,
+    revision: null,
+    base,
+    changes: [],
+    conflicts: [],
+    diagnostics,
+  });
+  let read: PlanGraph;
+  try {
+    read = readDot(dot, { source, ...dotLimits(deps.config) });
+  } catch (error) {
+    if (error instanceof ValidationError) return refused(error.diagnostics);
+    throw error;
+  }
+  const named = readEditBase(read.attributes, dot);
+  const baseNamed = options.base ?? named.base;
+  const validate = (graph: PlanGraph) => validateGraph(graph, { tools: deps.tools, source, allowAgent: false });
+  const checked = validate({ ...read, attributes: withoutBase(read.attributes) });
+  const errors = [...(options.base ? [] : named.diagnostics), ...checked.diagnostics.filter((d) => d.severity === 'error')];
+  if (errors.length > 0 || !checked.graph) return refused(errors, baseNamed ?? null);
+  const base = baseNamed ? await loadBase(deps.store, planId, baseNamed) : undefined;
+  let verdict: EditVerdict = { changes: [], conflicts: [], diagnostics: [] };
+  const done = await deps.store.plans.revise(planId, (current) => {
+    verdict = decideRevision(current, checked.graph!, options.by, {
+      validate,
+      comments: authoredComments(dot),
+      ...(base ? { base } : {}),
+      ...(options.dryRun ? { dryRun: true } : {}),
+      ...(options.reason ? { updateLog: options.reason } : {}),
+      ...(options.check ? { check: options.check } : {}),
+    });
+    return verdict.write;
+  });
+  const { changes, conflicts, diagnostics } = verdict;
+  return { applied: done !== undefined, revision: done?.revision ?? null, base: baseNamed ?? null, changes, conflicts, diagnostics };
+}
+
+/** Revision N's text and, when the edit gave `asOfEvent`, the plan's status moves up to it. */
+async function loadBase(store: Store, planId: string, base: EditBase): Promise<LoadedBase> {
+  const revision = await store.plans.revision(planId, base.revision);
+  if (base.asOfEvent === undefined) return { revision: revision.number, dot: revision.dot };
+  const events = (await store.events.list(planId)).filter((e) => e.kind === 'status' && e.id <= base.asOfEvent!);
+  return { revision: revision.number, dot: revision.dot, moves: { asOfEvent: base.asOfEvent, events } };
+}

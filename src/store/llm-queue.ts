@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { decodeText, encodeText } from './text.js';
+import { forUpdate, type Db, type Queryable } from './sql/executor.js';
+import type { Wakes } from './wake.js';
+
+/**
+ * The LLM's work on reflection plans (SPEC §6): a plan whose nodes finished since its last rewrite
+ * has requests due (`plans.llm_due`, counted by the step writer). A worker claims a plan's work
+ * with a lease like a node's — at most one rewrite of a plan at a time; a worker that dies mid-call
+ * loses the lease and another takes the work over — serves it, and takes off the requests it saw
+ * when it claimed: finishes that arrived during the call stay due and are served together by the
+ * next rewrite. Every call to the model is recorded against its plan.
+ */
+export interface LlmWork {
+  planId: string;
+  token: string;
+  /** Requests due when claimed. */
+  due: number;
+  /** Replies refused in a row so far (kept across a takeover). */
+  attempts: number;
+  tokensUsed: number;
+}
+
+export type LlmPurpose = 'plan' | 'rewrite' | 'verify' | 'answer';
+export type LlmOutcome = 'applied' | 'refused' | 'ok' | 'error';
+
+export interface LlmCallInput {
+  planId: string;
+  nodeId?: string;
+  purpose: LlmPurpose;
+  model: string;
+  /** The messages sent, as JSON. */
+  prompt: string;
+  reply?: string;
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+  outcome: LlmOutcome;
+  /** A refused reply's diagnostics, or an error. */
+  diagnostics?: unknown;
+}
+
+export interface LlmCallRecord extends LlmCallInput {
+  id: number;
+  at: Date;
+}
+
+export interface LlmQueue {
+  /** One plan's due work for `owner`, leased for `leaseMs`; undefined when none is free. */
+  claim(owner: string, leaseMs: number): Promise<LlmWork | undefined>;
+  /** Extends the lease; false when it was lost (another worker took the work over). */
+  renew(work: LlmWork, leaseMs: number): Promise<boolean>;
+  /** Served: the requests it saw are off the count, the refusals reset, the lease released. */
+  done(work: LlmWork): Promise<void>;
+  /** A reply refused once more (the count survives a takeover). */
+  refused(work: LlmWork): Promise<void>;
+  /** Given back unserved (an error): the lease released, the requests stay due. */
+  release(work: LlmWork): Promise<void>;
+  /** One more request (a new reflection plan wants its first plan). */
+  request(planId: string): Promise<void>;
+  /** Requests due now (some may have arrived while the work was served). */
+  due(planId: string): Promise<number>;
+  /** Records a call and adds its tokens to the plan's spending. */
+  record(call: LlmCallInput): Promise<void>;
+  calls(planId: string): Promise<LlmCallRecord[]>;
+  /** Stores the final answer. */
+  setResult(planId: string, result: string): Promise<void>;
+}
+
+const FREE = `mode = 'reflection' AND status = 'running' AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW)`;
+
+export class SqlLlmQueue implements LlmQueue {
+  constructor(
+    private readonly db: Db,
+    private readonly wakes: Wakes,
+  ) {}
+
+  async claim(owner: string, leaseMs: number): Promise<LlmWork | undefined> {
+    const token = randomUUID();
+    const claim = async (q: Queryable) => {
+      const [row] = await q.all<{ id: string; due: number; attempts: number; tokens: number }>(
+        `UPDATE plans SET llm_lease_owner = ?, llm_lease_token = ?, llm_lease_expires_at = NOW + ? ` +
+          `WHERE id = (SELECT id FROM plans WHERE ${FREE} ORDER BY updated_at LIMIT 1${forUpdate(q, 'SKIP LOCKED')}) ` +
+          `RETURNING id, llm_due AS "due", llm_attempts AS "attempts", tokens_used AS "tokens"`,
+        [owner, token, leaseMs],
+      );
+      return row;
+    };
+    const row = this.db.dialect === 'postgres' ? await claim(this.db) : await this.db.tx(claim);
+    if (!row) return undefined;
+    return { planId: row.id, token, due: Number(row.due), attempts: Number(row.attempts), tokensUsed: Number(row.tokens) };
+  }
+
+  async renew(work: LlmWork, leaseMs: number): Promise<boolean> {
+    return (await this.db.run(`UPDATE plans SET llm_lease_expires_at = NOW + ? WHERE id = ? AND llm_lease_token = ?`, [leaseMs, work.planId, work.token])) > 0;
+  }
+
+  async done(work: LlmWork): Promise<void> {
+    await this.db.run(
+      `UPDATE plans SET llm_due = CASE WHEN llm_due > ? THEN llm_due - ? ELSE 0 END, llm_attempts = 0, ` +
+        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ?`,
+      [work.due, work.due, work.planId, work.token],
+    );
+  }
+
+  async refused(work: LlmWork): Promise<void> {
+    await this.db.run(`UPDATE plans SET llm_attempts = llm_attempts + 1 WHERE id = ? AND llm_lease_token = ?`, [work.planId, work.token]);
+  }
+
+  async release(work: LlmWork): Promise<void> {
+    await this.db.run(`UPDATE plans SET llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ?`, [
+      work.planId,
+      work.token,
+    ]);
+  }
+
+  async request(planId: string): Promise<void> {
+    await this.db.run(`UPDATE plans SET llm_due = llm_due + 1 WHERE id = ?`, [planId]);
+    this.wakes.emit([{ reason: 'llm', planId }]);
+  }
+
+  async due(planId: string): Promise<number> {
+    const [row] = await this.db.all<{ due: number }>(`SELECT llm_due AS "due" FROM plans WHERE id = ?`, [planId]);
+    return Number(row?.due ?? 0);
+  }
+
+  async record(call: LlmCallInput): Promise<void> {
+    await this.db.tx(async (q) => {
+      await q.run(
+        `INSERT INTO llm_calls (plan_id, node_id, purpose, model, prompt, reply, prompt_tokens, completion_tokens, ms, outcome, diagnostics, at) ` +
+          `VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)`,
+        [
+          call.planId,
+          call.nodeId ?? null,
+          call.purpose,
+          call.model,
+          encodeText(call.prompt),
+          encodeText(call.reply),
+          call.promptTokens,
+          call.completionTokens,
+          Math.round(call.ms),
+          call.outcome,
+          call.diagnostics === undefined ? null : encodeText(JSON.stringify(call.diagnostics)),
+        ],
+      );
+      await q.run(`UPDATE plans SET tokens_used = tokens_used + ? WHERE id = ?`, [call.promptTokens + call.completionTokens, call.planId]);
+    });
+  }
+
+  async calls(planId: string): Promise<LlmCallRecord[]> {
+    type Row = Record<'id' | 'planId' | 'nodeId' | 'purpose' | 'model' | 'prompt' | 'reply' | 'diagnostics' | 'outcome', string | null> &
+      Record<'promptTokens' | 'completionTokens' | 'ms' | 'at', number>;
+    const rows = await this.db.all<Row>(
+      `SELECT id, plan_id AS "planId", node_id AS "nodeId", purpose, model, prompt, reply, prompt_tokens AS "promptTokens", ` +
+        `completion_tokens AS "completionTokens", ms, outcome, diagnostics, at FROM llm_calls WHERE plan_id = ? ORDER BY id`,
+      [planId],
+    );
+    return rows.map((r) => {
+      const call: LlmCallRecord = {
+        id: Number(r.id),
+        planId: r.planId!,
+        purpose: r.purpose as LlmPurpose,
+        model: r.model!,
+        prompt: decodeText(r.prompt!),
+        promptTokens: Number(r.promptTokens),
+        completionTokens: Number(r.completionTokens),
+        ms: Number(r.ms),
+        outcome: r.outcome as LlmOutcome,
+        at: new Date(Number(r.at)),
+      };
+      if (r.nodeId !== null) call.nodeId = r.nodeId;
+      if (r.reply !== null) call.reply = decodeText(r.reply);
+      if (r.diagnostics !== null) call.diagnostics = JSON.parse(decodeText(r.diagnostics)) as unknown;
+      return call;
+    });
+  }
+
+  async setResult(planId: string, result: string): Promise<void> {
+    await this.db.run(`UPDATE plans SET result = ?, updated_at = NOW WHERE id = ?`, [encodeText(result), planId]);
+  }
+}
