@@ -1,6 +1,6 @@
 import * as engine from '../engine/index.js';
 import type { Config } from '../config/defaults.js';
-import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
+import { revisionGraph } from '../revisions/revision-graphs.js';
 import { ValidationError, formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { applyRevision } from '../operations/apply-revision.js';
@@ -162,7 +162,7 @@ export class Planner {
   }
 
   #graph(planId: string, number: number, dot: string, nodes: Parameters<typeof mergeLiveState>[1]): PlanGraph {
-    return mergeLiveState(readDot(dot, { source: `plan ${planId} revision ${number}`, ...NO_DOT_LIMITS }), nodes);
+    return mergeLiveState(revisionGraph(planId, number, dot), nodes);
   }
 
   #limits(attributes: Record<string, string>): ReflectionLimits {

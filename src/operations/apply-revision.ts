@@ -5,6 +5,7 @@ import { readDot } from '../dot/index.js';
 import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { authoredComments, readEditBase, withoutBase, type EditBase } from '../revisions/edit-file.js';
+import { rememberRevision } from '../revisions/revision-graphs.js';
 import type { RevisionDriver } from '../revisions/rights.js';
 import type { Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
@@ -70,6 +71,7 @@ export async function applyRevision(
     });
     return verdict.write;
   });
+  if (done && verdict.write) rememberRevision(planId, done.revision, verdict.write.next);
   const { changes, conflicts, diagnostics } = verdict;
   return { applied: done !== undefined, revision: done?.revision ?? null, base: baseNamed ?? null, changes, conflicts, diagnostics };
 }
@@ -78,6 +80,6 @@ export async function applyRevision(
 async function loadBase(store: Store, planId: string, base: EditBase): Promise<LoadedBase> {
   const revision = await store.plans.revision(planId, base.revision);
   if (base.asOfEvent === undefined) return { revision: revision.number, dot: revision.dot };
-  const events = (await store.events.list(planId)).filter((e) => e.kind === 'status' && e.id <= base.asOfEvent!);
+  const events = await store.events.list(planId, { kind: 'status', upTo: base.asOfEvent });
   return { revision: revision.number, dot: revision.dot, moves: { asOfEvent: base.asOfEvent, events } };
 }

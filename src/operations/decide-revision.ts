@@ -1,7 +1,7 @@
 import { revise, type Actor } from '../engine/index.js';
 import type { Snapshot } from '../engine/snapshot.js';
-import { readDot, NO_DOT_LIMITS } from '../dot/index.js';
 import { withComments } from '../revisions/edit-file.js';
+import { revisionGraph } from '../revisions/revision-graphs.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { mergeLiveState } from '../plans/plan-view.js';
@@ -59,7 +59,7 @@ export function decideRevision(
   options: EditOptions,
 ): EditVerdict {
   const { snapshot, revision } = current;
-  const read = (dot: string, number: number) => readDot(dot, { source: `plan ${snapshot.plan.id} revision ${number}`, ...NO_DOT_LIMITS });
+  const read = (dot: string, number: number) => revisionGraph(snapshot.plan.id, number, dot);
   const live = mergeLiveState(read(revision.dot, revision.number), snapshot.nodes.values());
   // The LLM refreshes the plan's nodes; graph attributes it leaves out (mode, goal...) are kept as they are.
   if (by.driver === 'llm') edited = { ...edited, attributes: { ...live.attributes, ...edited.attributes } };

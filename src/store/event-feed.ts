@@ -1,6 +1,6 @@
 import type { EventInput } from '../engine/step.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
-import type { PlanStatus } from '../model/types.js';
+import type { EventKind, PlanStatus } from '../model/types.js';
 import { insertEvents, listEvents } from './sql/events.js';
 import type { Db } from './sql/executor.js';
 import type { EventFeed, EventRecord, Following, WakeEvent } from './types.js';
@@ -16,7 +16,7 @@ export class SqlEventFeed implements EventFeed {
     private readonly wakes: Wakes,
   ) {}
 
-  list(planId: string, options: { after?: number } = {}): Promise<EventRecord[]> {
+  list(planId: string, options: { after?: number; upTo?: number; kind?: EventKind } = {}): Promise<EventRecord[]> {
     return listEvents(this.db, { planId, ...options });
   }
 

@@ -272,7 +272,8 @@ export interface Following {
 
 export interface EventFeed {
   /** A plan's events after an id, oldest first. */
-  list(planId: string, options?: { after?: number }): Promise<EventRecord[]>;
+  /** The plan's events after `after`, up to `upTo`, of one kind if given, oldest first. */
+  list(planId: string, options?: { after?: number; upTo?: number; kind?: EventKind }): Promise<EventRecord[]>;
   /** Every plan's events after an id, oldest first, at most `limit` (default 1000). */
   listAll(options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
   /** The newest event id, 0 when there is none. */

@@ -1,5 +1,6 @@
 import type { EventInput } from '../../engine/step.js';
 import { EVENT_COLUMNS, toEventRecord, type EventRow } from '../rows.js';
+import type { EventKind } from '../../model/types.js';
 import type { EventRecord } from '../types.js';
 import { chunk, type Queryable } from './executor.js';
 import { toEventWrites, type EventWrite } from './persist-rows.js';
@@ -21,10 +22,23 @@ export async function insertEventRows(q: Queryable, rows: readonly EventWrite[])
   }
 }
 
-export async function listEvents(q: Queryable, filter: { planId?: string; after?: number; limit?: number }): Promise<EventRecord[]> {
-  const where = [filter.planId !== undefined ? 'plan_id = ?' : '', 'id > ?'].filter(Boolean).join(' AND ');
-  const params = [...(filter.planId !== undefined ? [filter.planId] : []), filter.after ?? 0];
+export async function listEvents(
+  q: Queryable,
+  filter: { planId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number },
+): Promise<EventRecord[]> {
+  const where = [
+    filter.planId !== undefined ? 'plan_id = ?' : '',
+    'id > ?',
+    filter.upTo !== undefined ? 'id <= ?' : '',
+    filter.kind !== undefined ? 'kind = ?' : '',
+  ].filter(Boolean);
+  const params = [
+    ...(filter.planId !== undefined ? [filter.planId] : []),
+    filter.after ?? 0,
+    ...(filter.upTo !== undefined ? [filter.upTo] : []),
+    ...(filter.kind !== undefined ? [filter.kind] : []),
+  ];
   const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
-  const rows = await q.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ORDER BY id${limit}`, params);
+  const rows = await q.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY id${limit}`, params);
   return rows.map(toEventRecord);
 }
