@@ -28,8 +28,65 @@ export function answer(snapshot: Snapshot, id: string, text: string, by: Actor):
       `node ${JSON.stringify(id)} of plan ${snapshot.plan.id} is ${before.status}, not awaiting_input: only a node waiting for an answer can be answered`,
     );
   }
-  b.note({ node: id, kind: 'answer', driver: by.driver, actor: by.name, detail: { answer: text } });
-  b.move(id, 'done', by, 'answered', { answer: text });
+  const answer = chosen(snapshot.plan.id, id, before.attributes, text);
+  b.note({ node: id, kind: 'answer', driver: by.driver, actor: by.name, detail: { answer } });
+  b.move(id, 'done', by, 'answered', { answer });
+  propagate(b, [{ id, before }]);
+  return b.build();
+}
+
+/**
+ * The answer as stored: for a node with `options` one of them (several, comma-separated, with
+ * `multiple=true`), matched without regard to case and written as the option is; anything else is
+ * refused with the list. Without options, the text as given.
+ */
+export function chosen(planId: string, id: string, attributes: Readonly<Record<string, string>> | undefined, text: string): string {
+  const options = parseOptions(attributes?.options);
+  if (options.length === 0) return text;
+  const multiple = attributes?.multiple === 'true';
+  const picked = (multiple ? text.split(',') : [text]).map((t) => t.trim()).filter((t) => t !== '');
+  const resolved = picked.map((t) => options.find((o) => o.toLowerCase() === t.toLowerCase()));
+  if (picked.length === 0 || resolved.some((o) => o === undefined)) {
+    const wrong = picked.filter((_, i) => resolved[i] === undefined);
+    throw new InvalidInputError(
+      `node ${JSON.stringify(id)} of plan ${planId} takes ${multiple ? 'one or more of' : 'one of'} ${options.map((o) => JSON.stringify(o)).join(', ')}` +
+        `${wrong.length > 0 ? `; ${wrong.map((w) => JSON.stringify(w)).join(', ')} is not among them` : '; the answer is empty'}`,
+    );
+  }
+  return [...new Set(resolved as string[])].join(',');
+}
+
+/** A node's `options="approve,reject,later"`, trimmed, empty ones dropped. */
+export function parseOptions(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+}
+
+/**
+ * No answer came within the node's `answerTimeout`: the engine answers with the node's `default`
+ * (an event says it was the timeout), or fails the node when it has none. Acted on once: the step
+ * expects the node still waiting, so of several workers only the first one's step is written.
+ */
+export function answerTimedOut(snapshot: Snapshot, id: string, why: string): Step | undefined {
+  const b = new StepBuilder(snapshot);
+  const before = b.node(id);
+  if (before.status !== 'awaiting_input') return undefined;
+  const engine: Actor = { driver: 'engine' };
+  const fallback = before.attributes?.default;
+  if (fallback !== undefined) {
+    b.note({
+      node: id,
+      kind: 'answer',
+      driver: 'engine',
+      reason: `timeout: ${why}; the default answer was taken`,
+      detail: { answer: fallback, timeout: true },
+    });
+    b.move(id, 'done', engine, `timeout: ${why}; took the default answer`, { answer: fallback });
+  } else {
+    b.move(id, 'failed', engine, `timeout: ${why}`, { error: `no answer: ${why}, and the node has no default` });
+  }
   propagate(b, [{ id, before }]);
   return b.build();
 }

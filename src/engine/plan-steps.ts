@@ -16,8 +16,9 @@ export function start(snapshot: Snapshot, candidates: readonly string[]): Step {
   const review = b.plan.attributes.review === 'required';
   b.movePlan(review ? 'awaiting_review' : 'running', ENGINE, review ? 'waiting for a reviewer (review="required")' : 'started');
   propagate(b, [], candidates);
-  // A reflection plan's nodes are made ready by the LLM: starting asks it for the (first) plan.
-  if (!review && b.plan.mode === 'reflection') return { ...b.build(), settle: false, askLlm: true };
+  // A reflection plan's nodes are made ready by the LLM: starting asks it for the (first) plan — before
+  // the review, when there is one, so that the reviewer sees the plan the LLM means to run.
+  if (b.plan.mode === 'reflection') return { ...b.build(), settle: false, askLlm: true };
   return { ...b.build(), settle: !review }; // a plan with nothing to run completes at once
 }
 
@@ -79,5 +80,38 @@ export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
 export function conclude(snapshot: Snapshot, to: 'completed' | 'failed', reason: string, error?: string): Step {
   const b = new StepBuilder(snapshot);
   b.movePlan(to, ENGINE, reason, to === 'failed' ? (error ?? reason) : null);
+  return b.build();
+}
+
+/**
+ * A reviewer approves a plan waiting for review (seed 003): awaiting_review → running, readiness
+ * as at a start (a reflection plan's LLM marked what runs first before the review). One `review`
+ * event says who and why.
+ */
+export function approve(snapshot: Snapshot, by: Actor, reason: string, candidates: readonly string[]): Step {
+  const b = new StepBuilder(snapshot);
+  b.note({ kind: 'review', driver: by.driver, actor: by.name, reason, detail: { decision: 'approved' } });
+  b.movePlan('running', by, reason);
+  propagate(b, [], candidates);
+  return { ...b.build(), settle: b.plan.mode === 'workflow' };
+}
+
+/** Nobody decided within the plan's `reviewTimeout`: the engine applies `onReviewTimeout` (reject unless it says approve), once. */
+export function reviewTimedOut(snapshot: Snapshot, why: string, candidates: readonly string[]): Step | undefined {
+  if (snapshot.plan.status !== 'awaiting_review') return undefined;
+  const approve = snapshot.plan.attributes.onReviewTimeout === 'approve';
+  const b = new StepBuilder(snapshot);
+  const reason = `timeout: ${why}; onReviewTimeout="${approve ? 'approve' : 'reject'}"`;
+  b.note({ kind: 'review', driver: 'engine', reason, detail: { decision: approve ? 'approved' : 'rejected', timeout: true } });
+  b.movePlan(approve ? 'running' : 'rejected', ENGINE, reason);
+  if (approve) propagate(b, [], candidates);
+  return { ...b.build(), settle: approve && b.plan.mode === 'workflow' };
+}
+
+/** A reviewer rejects a plan waiting for review: it ends `rejected` and nothing of it ever runs. */
+export function reject(snapshot: Snapshot, by: Actor, reason: string): Step {
+  const b = new StepBuilder(snapshot);
+  b.note({ kind: 'review', driver: by.driver, actor: by.name, reason, detail: { decision: 'rejected' } });
+  b.movePlan('rejected', by, reason);
   return b.build();
 }

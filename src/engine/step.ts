@@ -186,7 +186,7 @@ export class StepBuilder {
       settle: this.#finished && !this.#advanced,
       readyLeft: [...this.#changes.values()].some((c) => c.status === 'ready' && c.expect.status !== 'ready'),
     };
-    if (this.#askLlm && (this.#planChange?.to ?? this.#plan.status) === 'running') step.askLlm = true;
+    if (this.#askLlm && ['running', 'awaiting_review'].includes(this.#planChange?.to ?? this.#plan.status)) step.askLlm = true;
     if (this.#planChange && this.#planChange.from !== this.#planChange.to) step.planChange = this.#planChange;
     return step;
   }

@@ -44,7 +44,15 @@ export class Planner {
     }
 
     const purpose: LlmPurpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
-    let messages = planMessages({ planId: work.planId, goal, tools: this.deps.tools.list(), graph, resultChars: limits.resultChars });
+    const suggestion = plan.status === 'awaiting_review' ? await this.#suggestion(work.planId) : undefined;
+    let messages = planMessages({
+      planId: work.planId,
+      goal,
+      tools: this.deps.tools.list(),
+      graph,
+      resultChars: limits.resultChars,
+      ...(suggestion ? { suggestion } : {}),
+    });
     for (let attempt = work.attempts; ; attempt++) {
       const call = await this.#call(work, purpose, messages, signal);
       if (!call) return; // the endpoint failed after its retries: counted as a refusal, the work stays due
@@ -86,10 +94,17 @@ export class Planner {
     });
   }
 
+  /** The reviewer's latest suggestion, if it came after the latest revision. */
+  async #suggestion(planId: string): Promise<string | undefined> {
+    const events = await this.deps.store.events.list(planId, { kind: 'review' });
+    const last = events.at(-1);
+    return typeof last?.detail?.suggestion === 'string' ? last.detail.suggestion : undefined;
+  }
+
   /** The plan's node ids now, and those removed by earlier revisions (from the audit log). */
   async #ids(planId: string): Promise<{ current: Set<string>; removed: Set<string> }> {
-    const [nodes, events] = await Promise.all([this.deps.store.plans.nodes(planId), this.deps.store.events.list(planId)]);
-    const removed = new Set(events.flatMap((e) => (e.kind === 'revision' && e.detail?.kind === 'node-removed' && e.nodeId !== undefined ? [e.nodeId] : [])));
+    const [nodes, events] = await Promise.all([this.deps.store.plans.nodes(planId), this.deps.store.events.list(planId, { kind: 'revision' })]);
+    const removed = new Set(events.flatMap((e) => (e.detail?.kind === 'node-removed' && e.nodeId !== undefined ? [e.nodeId] : [])));
     return { current: new Set(nodes.map((n) => n.id)), removed };
   }
 

@@ -33,6 +33,8 @@ export interface PlanContext {
   /** The plan as it stands, live fields in; no nodes yet for a new plan. */
   graph: PlanGraph;
   resultChars: number;
+  /** A reviewer's suggestion for a plan waiting for review (`plan modify --suggestion`). */
+  suggestion?: string;
 }
 
 /** The messages asking for the first plan or a refreshed one. */
@@ -45,6 +47,7 @@ export function planMessages(context: PlanContext): ChatMessage[] {
       ? `## The plan\nThere is no plan yet: write the first one (leave out the *id line).`
       : `## The plan (id ${context.planId}) as it stands\n\`\`\`dot\n${writeDot(context.graph)}\`\`\``,
     ...(first ? [] : [`## Results so far\n${results(context.graph, context.resultChars)}`]),
+    ...(context.suggestion ? [`## The reviewer asks\n${context.suggestion}\n\nChange the plan accordingly; nothing runs until the reviewer approves it.`] : []),
     first
       ? 'Write the plan. Mark the first steps to run status="ready".'
       : `Refresh the plan (*id=${context.planId}): mark what should run next status="ready", add or change pending steps as the results require, or add nothing if the goal is reached.`,

@@ -88,6 +88,13 @@ export const nodeAttributesSchema = z.looseObject({
   toolOutput: z.string().optional(),
   toolCalls: optional(toolCallsSchema),
   question: z.string().optional(),
+  /** The answers a person may give, comma-separated (`multiple=true`: several of them). */
+  options: z.string().optional(),
+  multiple: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+  /** Waiting for an answer: a reminder every this long; after answerTimeout the engine takes `default` (or fails the node). */
+  remindEvery: optional(durationSchema),
+  answerTimeout: optional(durationSchema),
+  default: z.string().optional(),
   answer: z.string().optional(),
   component: z.string().optional(),
   payload: z.string().optional(),
@@ -108,6 +115,10 @@ export const graphAttributesSchema = z.looseObject({
   review: optional(reviewSchema),
   onFailure: optional(onFailureSchema),
   verify: optional(verifySchema),
+  /** Waiting for review: a reminder every remindEvery; after reviewTimeout the engine applies onReviewTimeout (default reject). */
+  remindEvery: optional(durationSchema),
+  reviewTimeout: optional(durationSchema),
+  onReviewTimeout: optional(z.enum(['reject', 'approve'], { error: 'must be reject or approve' })),
   retries: optional(retriesSchema),
   retryDelay: optional(durationSchema),
   timeout: optional(durationSchema),

@@ -17,7 +17,8 @@ export const NODE_MOVES: MoveTable = {
     ['running', 'failed'],
     ['running', 'ready'], // retry, lease expiry, release at shutdown
     ['running', 'awaiting_input'], // a running node (agent) asks a person
-    ['awaiting_input', 'done'], // answer recorded
+    ['awaiting_input', 'done'], // answer recorded; or the default taken when answerTimeout passed
+    ['awaiting_input', 'failed'], // answerTimeout passed and the node has no default
     ['*', 'cancelled'], // plan cancelled
   ],
   llm: [

@@ -8,8 +8,8 @@ import type { Driver, PlanStatus } from '../model/types.js';
 const PLAN_MOVES: ReadonlyArray<readonly [PlanStatus, PlanStatus, ReadonlyArray<Driver>]> = [
   ['draft', 'awaiting_review', ['engine', 'operator']],
   ['draft', 'running', ['engine', 'operator']],
-  ['awaiting_review', 'running', ['person', 'operator']], // approved
-  ['awaiting_review', 'rejected', ['person', 'operator']],
+  ['awaiting_review', 'running', ['person', 'operator', 'engine']], // approved (engine: reviewTimeout with onReviewTimeout="approve")
+  ['awaiting_review', 'rejected', ['person', 'operator', 'engine']], // (engine: reviewTimeout, by default)
   ['running', 'completed', ['engine']],
   ['running', 'failed', ['engine']],
   ['running', 'paused', ['operator']],

@@ -4,6 +4,7 @@
  * and gives three small interfaces: plans and revisions, the work queue, the event feed.
  */
 import { connect, resolveDatabase } from './connect.js';
+import { SqlAttentionQueue } from './attention-queue.js';
 import { SqlLlmQueue } from './llm-queue.js';
 import { SqlEventFeed } from './event-feed.js';
 import { migrate } from './migrate.js';
@@ -42,6 +43,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     queue: new SqlWorkQueue(db, writer),
     events: new SqlEventFeed(db, wakes),
     llm: new SqlLlmQueue(db, wakes),
+    attention: new SqlAttentionQueue(db),
     async close() {
       if (closed) return;
       closed = true;
@@ -58,3 +60,4 @@ export { endsPlan } from './event-feed.js';
 export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmWork } from './llm-queue.js';
+export type { AttentionQueue, DueNotice } from './attention-queue.js';

@@ -67,7 +67,8 @@ export interface LlmQueue {
   setResult(planId: string, result: string): Promise<void>;
 }
 
-const FREE = `mode = 'reflection' AND status = 'running' AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW)`;
+/** A reflection plan's LLM work is served while it runs, and while it waits for review (the first plan, a reviewer's suggestion). */
+const FREE = `mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW)`;
 
 export class SqlLlmQueue implements LlmQueue {
   constructor(

@@ -11,6 +11,7 @@ import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, type Load
 import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import type { StepWriter } from './step-writer.js';
+import { waitingItems } from './sql/inbox.js';
 import type {
   ChangeScope,
   CreatePlanInput,
@@ -18,6 +19,7 @@ import type {
   DecideRevision,
   EdgeRecord,
   EditableState,
+  WaitingItem,
   NodeRecord,
   PlanRecord,
   PlanStore,
@@ -121,6 +123,10 @@ export class SqlPlanStore implements PlanStore {
       const [last] = await q.all<{ id: number | null }>(`SELECT MAX(id) AS "id" FROM events WHERE plan_id = ?`, [planId]);
       return { revision: await latestRevision(q, planId), nodes: [...loaded.nodes.values()], asOfEvent: Number(last?.id ?? 0) };
     });
+  }
+
+  waiting(planId?: string): Promise<WaitingItem[]> {
+    return waitingItems(this.db, planId);
   }
 
   get(id: string): Promise<PlanRecord> {

@@ -1,3 +1,4 @@
+import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
 import type { Revised } from '../engine/revise.js';
 import type { AttemptResult, NodeState, OutEdge, PlanState, Snapshot, Step } from '../engine/index.js';
@@ -138,6 +139,19 @@ export interface PlanStore {
   revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined>;
   /** The plan as an operator edits it, read at one instant: the latest revision, every node's live state, the last event they reflect. */
   editable(planId: string): Promise<EditableState>;
+  /** What waits for a person — questions and reviews — across plans (or in one), oldest first. */
+  waiting(planId?: string): Promise<WaitingItem[]>;
+}
+
+export interface WaitingItem {
+  kind: 'question' | 'review';
+  planId: string;
+  planTitle: string;
+  /** Questions: the node and its attributes (question, options...). */
+  nodeId?: string;
+  attributes?: Attributes;
+  /** When it started waiting. */
+  since: Date;
 }
 
 export interface EditableState {
@@ -296,5 +310,7 @@ export interface Store {
   readonly events: EventFeed;
   /** The LLM's work on reflection plans, and the calls made to the model. */
   readonly llm: LlmQueue;
+  /** Questions and reviews due for a notice. */
+  readonly attention: AttentionQueue;
   close(): Promise<void>;
 }

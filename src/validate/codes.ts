@@ -31,7 +31,7 @@ export const DIAGNOSTIC_CODES = {
   AGENT_CODE_MISSING: 'an agent node without `agentCode` (error when ready/running, warning when pending)',
   AGENT_TASK_MISSING: 'an agent node without `task` (error when ready/running, warning when pending)',
   RETRIES_INVALID: '`retries` is not a non-negative whole number',
-  DURATION_INVALID: '`retryDelay` or `timeout` is not a duration (500ms, 10s, 5m, 1h, 1d, plain ms)',
+  DURATION_INVALID: '`retryDelay`, `timeout`, `remindEvery`, `answerTimeout` or `reviewTimeout` is not a duration (500ms, 10s, 5m, 1h, 1d, plain ms)',
   // references, edges, plan settings
   REFERENCE_INVALID: 'a `{{...}}` that is not {{nodes.<id>.output|answer...}} or {{params.<name>}}',
   REFERENCE_UNKNOWN_NODE: '{{nodes.X...}} names a node that is not in the plan',

@@ -3,13 +3,15 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import type { Attributes } from '../model/types.js';
 import { atNode, q, type Check } from './context.js';
 
-/** `retries` is a non-negative integer and `retryDelay`/`timeout` are durations, on nodes and on the graph. */
+/** `retries` is a non-negative integer and the durations (retryDelay, timeout, remindEvery, answerTimeout, reviewTimeout) are durations, on nodes and on the graph. */
 export const checkPolicy: Check = (ctx) => {
   const out: Diagnostic[] = [];
   check(ctx.graph.attributes, 'the plan (graph attribute)', {}, out);
   for (const node of ctx.graph.nodes) check(node.attributes, `node ${q(node.id)}`, atNode(node), out);
   return out;
 };
+
+const DURATIONS = ['retryDelay', 'timeout', 'remindEvery', 'answerTimeout', 'reviewTimeout'] as const;
 
 function check(attributes: Attributes, owner: string, where: Partial<Diagnostic>, out: Diagnostic[]): void {
   const retries = attributes['retries'];
@@ -23,7 +25,7 @@ function check(attributes: Attributes, owner: string, where: Partial<Diagnostic>
       fix: 'write retries="3" (0 means no retry)',
     });
   }
-  for (const attribute of ['retryDelay', 'timeout']) {
+  for (const attribute of DURATIONS) {
     const value = attributes[attribute];
     if (value === undefined || durationSchema.safeParse(value).success) continue;
     out.push({

@@ -9,6 +9,7 @@ import type { Judge } from '../execute/verify.js';
 import type { Planner } from '../llm/planner.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { LlmSlot } from './llm-slot.js';
+import { Attention, type Notice } from './attention.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
 
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   planner?: Planner;
   /** Judges the outputs of nodes with verify="llm". */
   judge?: Judge;
+  /** Notices of questions and reviews (first, then every interval): emitted as `notice` events. Default interval 1 h. */
+  remindEveryMs?: number;
 }
 
 /** A node that now waits for a person's answer. */
@@ -46,6 +49,8 @@ export interface WorkerEventMap {
   'tool:log': [planId: string, nodeId: string, message: string];
   'worker:idle': [];
   'question:asked': [question: QuestionAsked];
+  /** A question or a review is due a notice (the first one, or a reminder); this worker won it. */
+  notice: [notice: Notice];
 }
 
 /** How often lease expiry is looked for at most, whatever the lease length. */
@@ -75,6 +80,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private stopped: Promise<void> | undefined;
   private idleResolve: (() => void) | undefined;
   private readonly llm: LlmSlot | undefined;
+  private readonly attention: Attention;
+  private sweepTimer: NodeJS.Timeout | undefined;
   readonly idle: Promise<void>;
 
   constructor(private readonly options: WorkerOptions) {
@@ -86,6 +93,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
+    this.attention = new Attention(options.store, { remindEveryMs: options.remindEveryMs ?? 3_600_000, send: (notice) => this.emit('notice', notice) });
     if (options.planner) {
       this.llm = new LlmSlot(options.store, options.planner, {
         owner: this.owner,
@@ -125,8 +133,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.stopped ??= (async () => {
       this.unsubscribe?.();
       await this.poller.stop();
-      // After the loop's last round: a round in flight may have set the timer again.
+      // After the loop's last round: a round in flight may have set the timers again.
       clearTimeout(this.dueTimer);
+      clearTimeout(this.sweepTimer);
       if (!options.drain) for (const { controller } of this.inflight.values()) controller.abort(new AttemptAborted('shutdown'));
       await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
@@ -145,6 +154,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       this.lastExpiry = now;
       await store.queue.expire({ retryDefaults: this.options.retryDefaults });
     }
+    await this.#attend();
     // Results not yet written count against claiming more: a worker whose tools finish faster than
     // their results are written (SQLite, where the claim loop never waits) would otherwise hold many
     // nodes `running` that have in fact finished, and a crash then would run them again. Up to
@@ -168,6 +178,29 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     if (this.backlog) return true;
     await this.lookAhead();
     return false;
+  }
+
+  /** Notices and timeouts due: looked at once a second at most; a look skipped for that is made when the second is up. */
+  async #attend(): Promise<void> {
+    const wait = await this.attention.sweep();
+    if (wait > 0 && !this.sweepTimer) {
+      this.sweepTimer = setTimeout(() => {
+        this.sweepTimer = undefined;
+        this.poller.wake();
+      }, wait);
+    }
+  }
+
+  /** Wakes the loop at `at` (a notice due). */
+  #wakeAt(at: Date): void {
+    clearTimeout(this.sweepTimer);
+    this.sweepTimer = setTimeout(
+      () => {
+        this.sweepTimer = undefined;
+        this.poller.wake();
+      },
+      Math.min(Math.max(0, at.getTime() - Date.now()) + 5, 2 ** 31 - 1),
+    );
   }
 
   /** Nothing runs and no result is being written: the moment to look whether the worker is idle. */
@@ -260,7 +293,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       );
     }
     const llmLeft = this.llm ? this.llm.busy || outlook.llmWork > 0 : false;
+    const notices = await this.attention.nextDue();
+    if (notices && (!outlook.nextWakeAt || notices < outlook.nextWakeAt)) this.#wakeAt(notices);
     if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0 && !llmLeft) {
+      await this.attention.sweep(true); // what started waiting is announced before an --until-idle worker leaves
       this.emit('worker:idle');
       if (this.options.untilIdle) {
         this.idleResolve?.();

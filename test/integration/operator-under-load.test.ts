@@ -55,14 +55,14 @@ describe.skipIf(!isPostgres)(
       await waitUntil(async () => (await ws.store.plans.nodes(planId)).some((n) => n.status === 'done'), 'the workers to finish a first node');
 
       // The operator skips 20 pending nodes, a few at a time as the work goes on, one per chain: the first
-      // node of a chain that is pending behind three pending parents, so that at least three tool runs
-      // stand between it and a claim while the skip commands run.
+      // node of a chain that is pending behind six pending parents, so that at least six tool runs (3 s)
+      // stand between it and a claim while the skip commands start and run, even on a loaded machine.
       const toSkip: string[] = [];
       while (toSkip.length < SKIPS) {
         const status = new Map((await ws.store.plans.nodes(planId)).map((n) => [n.id, n.status]));
         const batch = chains
           .filter((chain) => !chain.some((id) => toSkip.includes(id)))
-          .map((chain) => chain.find((_, k) => k >= 3 && chain.slice(k - 3, k + 1).every((id) => status.get(id) === 'pending')))
+          .map((chain) => chain.find((_, k) => k >= 6 && chain.slice(k - 6, k + 1).every((id) => status.get(id) === 'pending')))
           .filter((id): id is string => id !== undefined)
           .slice(0, Math.min(SKIPS_AT_ONCE, SKIPS - toSkip.length));
         if (batch.length === 0) throw new Error(`no pending node left to skip after ${toSkip.length} skips: make the tools slower`);

@@ -6,7 +6,7 @@
  * twice is retried; a worker killed during a call leaves the work to another.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer } from '../../src/llm/scripted-server.js';
+import { checkScript, startScriptedServer } from '../../src/llm/scripted-server.js';
 import { writeReply } from '../../src/llm/reply.js';
 import { runDotplan, spawnDotplan, waitUntil } from '../support/cli.js';
 import { openWorkspace, type Workspace } from './workspace.js';
@@ -90,6 +90,24 @@ describe('reflection mode', () => {
 
       const revisions = await ws.store.plans.revisions(id);
       expect(revisions.map((r) => r.author)).toEqual(['person', 'llm', 'llm']);
+
+      // The run's calls as a script: replayed offline, the same goal takes the same course to the same answer.
+      const script = JSON.parse((await runDotplan(['plan', 'calls', id, '--script'], { cwd: ws.dir, env })).stdout) as { replies: unknown[] };
+      expect(script.replies).toHaveLength(6);
+      const replay = await startScriptedServer({ script: checkScript(script) });
+      try {
+        const again = { ...env, OPENAI_BASE_URL: replay.url };
+        const second = (
+          JSON.parse((await runDotplan(['plan', 'create', '--goal', "What was ACME's revenue?", '--json'], { cwd: ws.dir, env: again })).stdout) as {
+            id: string;
+          }
+        ).id;
+        expect((await runDotplan(['worker', '--until-idle'], { cwd: ws.dir, env: again })).code).toBe(0);
+        expect(await ws.store.plans.get(second)).toMatchObject({ status: 'completed', result: shown.result });
+        expect((await ws.store.llm.calls(second)).map((c) => `${c.purpose}:${c.outcome}`)).toEqual(calls.calls.map((c) => `${c.purpose}:${c.outcome}`));
+      } finally {
+        await replay.close();
+      }
     } finally {
       await server.close();
     }
@@ -181,6 +199,32 @@ describe('reflection mode', () => {
       ]);
       expect((await ws.store.plans.revisions(id)).map((r) => r.author)).toEqual(['person', 'llm', 'llm']);
       expect([...(await ws.nodes(id)).values()].map((n) => `${n.id}:${n.status}`).sort()).toEqual(['a:done', 'c:done']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops a plan whose token budget is spent, the reason recorded', async () => {
+    const one = (status: string) =>
+      `digraph G {\n  a [type="function", toolCode="echo", toolInput="a", status="${status}"];\n  b [type="function", toolCode="echo", toolInput="b", status="pending"];\n  a -> b;\n}`;
+    const usage = { prompt_tokens: 60, completion_tokens: 20 };
+    const server = await startScriptedServer({
+      script: {
+        replies: [
+          { content: writeReply({ updateLog: 'a first', dot: one('ready') }), usage },
+          { content: 'never asked', usage },
+        ],
+      },
+    });
+    try {
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url, DOTPLAN_MAX_TOKENS: '50' };
+      const { id } = JSON.parse((await runDotplan(['plan', 'create', '--goal', 'Run a, then b', '--json'], { cwd: ws.dir, env })).stdout) as { id: string };
+      expect((await runDotplan(['worker', '--until-idle'], { cwd: ws.dir, env })).code).toBe(0);
+      const plan = await ws.store.plans.get(id);
+      expect(plan).toMatchObject({ status: 'failed', tokensUsed: 80 });
+      expect(plan.error).toBe("the plan's token budget is spent (80 of maxTokens=50)");
+      expect(server.requests).toHaveLength(1); // the rewrite after a finished was not asked for
+      expect((await ws.nodes(id)).get('a')!.status).toBe('done');
     } finally {
       await server.close();
     }

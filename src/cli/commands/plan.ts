@@ -9,6 +9,8 @@ import { registerPlanControlCommands } from './plan-control.js';
 import { registerPlanEditCommand } from './plan-edit.js';
 import { registerPlanHistoryCommands } from './plan-history.js';
 import { registerPlanLlmCommands } from './plan-llm.js';
+import { registerPlanReportCommand } from './plan-report.js';
+import { registerReviewCommands } from './review.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -22,25 +24,31 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--dot <file>', 'a DOT file (or - for standard input)')
     .option('--title <title>', 'plan title (default: the graph label)')
+    .option('--review', 'wait for a reviewer (plan approve / reject / modify) before anything runs, as review="required" does')
     .option('--by <name>', 'who creates it (default: the OS user)')
     .option('--json', 'print {"id": ..., "status": ...}')
-    .action(async (opts: { template?: string; set?: string[]; dot?: string; goal?: string; title?: string; by?: string; json?: boolean }, command: Command) => {
-      if ([opts.template, opts.dot, opts.goal].filter((o) => o !== undefined).length !== 1)
-        throw new InvalidInputError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
-      if (opts.dot && opts.set) throw new InvalidInputError('--set goes with --template; a DOT file carries its own values');
-      const ctx = await getContext(command);
-      const dotplan = await ctx.dotplan();
-      const title = opts.title !== undefined ? { title: opts.title } : {};
-      const input =
-        opts.goal !== undefined
-          ? { goal: opts.goal, ...title }
-          : opts.template
-            ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
-            : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
-      const created = await dotplan.create(input, opts.by ? { by: opts.by } : {});
-      if (opts.json) printJson(ctx.io, { id: created.id, status: created.status });
-      else ctx.io.out(created.id);
-    });
+    .action(
+      async (
+        opts: { template?: string; set?: string[]; dot?: string; goal?: string; title?: string; review?: boolean; by?: string; json?: boolean },
+        command: Command,
+      ) => {
+        if ([opts.template, opts.dot, opts.goal].filter((o) => o !== undefined).length !== 1)
+          throw new InvalidInputError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
+        if (opts.dot && opts.set) throw new InvalidInputError('--set goes with --template; a DOT file carries its own values');
+        const ctx = await getContext(command);
+        const dotplan = await ctx.dotplan();
+        const title = opts.title !== undefined ? { title: opts.title } : {};
+        const input =
+          opts.goal !== undefined
+            ? { goal: opts.goal, ...title }
+            : opts.template
+              ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
+              : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
+        const created = await dotplan.create(input, { ...(opts.by ? { by: opts.by } : {}), ...(opts.review ? { review: true } : {}) });
+        if (opts.json) printJson(ctx.io, { id: created.id, status: created.status });
+        else ctx.io.out(created.id);
+      },
+    );
 
   plan
     .command('list')
@@ -129,4 +137,6 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
   registerPlanHistoryCommands(plan, getContext);
   registerPlanEditCommand(plan, getContext);
   registerPlanLlmCommands(plan, getContext);
+  registerPlanReportCommand(plan, getContext);
+  registerReviewCommands(program, plan, getContext);
 }

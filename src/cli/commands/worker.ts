@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Dotplan } from '../../operations/dotplan.js';
-import { noticeText, postNotice, questionNotice } from '../../worker/notify.js';
+import { noticeText, postNotice, type Notice } from '../../worker/notify.js';
 import { ProgressPrinter } from '../../worker/progress.js';
-import type { QuestionAsked, Worker } from '../../worker/worker.js';
+import type { Worker } from '../../worker/worker.js';
 import type { CliIO } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -23,7 +23,7 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const worker = dotplan.worker({ untilIdle: opts.untilIdle === true });
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
       worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
-      worker.on('question:asked', (asked) => void announce(dotplan, asked, ctx.io));
+      worker.on('notice', (notice) => void announce(dotplan, notice, ctx.io));
       const printer = new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json);
       const progress = opts.quiet ? undefined : dotplan.events.follow({ after: await dotplan.events.lastId() }, (event) => printer.print(event));
       const { concurrency, poll } = ctx.config.worker;
@@ -51,9 +51,8 @@ async function runUntilStopped(worker: Worker, io: CliIO): Promise<void> {
   await worker.stop();
 }
 
-/** A question on the worker's console and, when configured, to the webhook; each notice is recorded as an event. */
-async function announce(dotplan: Dotplan, asked: QuestionAsked, io: CliIO): Promise<void> {
-  const notice = questionNotice(asked);
+/** A notice (a question or a review, first or reminder) on the worker's console and, when configured, to the webhook; each is recorded as an event. */
+async function announce(dotplan: Dotplan, notice: Notice, io: CliIO): Promise<void> {
   io.err(noticeText(notice));
   const channels: Array<{ channel: string; error?: string }> = [{ channel: 'console' }];
   const webhook = dotplan.config.notify.webhookUrl;
@@ -67,15 +66,16 @@ async function announce(dotplan: Dotplan, asked: QuestionAsked, io: CliIO): Prom
       channels.push({ channel: 'webhook', error: message });
     }
   }
+  const what = `${notice.kind === 'review' ? 'review' : 'question'}${notice.reminder > 0 ? ` reminder ${notice.reminder}` : ''}`;
   await dotplan.events
     .append(
       channels.map((c) => ({
-        planId: asked.planId,
-        node: asked.nodeId,
+        planId: notice.planId,
+        ...(notice.nodeId !== undefined ? { node: notice.nodeId } : {}),
         kind: 'notice' as const,
         driver: 'engine' as const,
-        reason: c.error ? `notice to the ${c.channel} failed: ${c.error}` : `question sent to the ${c.channel}`,
-        detail: { channel: c.channel, ok: !c.error },
+        reason: c.error ? `${what} to the ${c.channel} failed: ${c.error}` : `${what} sent to the ${c.channel}`,
+        detail: { channel: c.channel, ok: !c.error, reminder: notice.reminder },
       })),
     )
     .catch((error: Error) => io.err(`notify: the notice was sent but not recorded: ${error.message}`));

@@ -19,7 +19,7 @@ const OUTLOOK =
   `FROM nodes n WHERE n.status IN ('ready', 'running', 'awaiting_input')`;
 
 /** Reflection plans waiting for the LLM, and when the first lease on such work runs out (on the mode/status/llm_due index). */
-const LLM_OUTLOOK = `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry" FROM plans WHERE mode = 'reflection' AND status = 'running' AND llm_due > 0`;
+const LLM_OUTLOOK = `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry" FROM plans WHERE mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
 
 export async function outlook(q: Queryable): Promise<Outlook> {
   type Row = { ready: number; running: number; retryPending: number; awaitingInput: number; nextDueAt: number | null; nextExpiry: number | null };

@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { InvalidInputError } from '../../errors/errors.js';
+import type { ApplyReport } from '../../operations/decide-revision.js';
+import { formatMs } from '../../worker/progress.js';
+import { formatTable, printJson, readInput } from '../io.js';
+import { printReport } from './apply-report.js';
+import type { GetContext } from './index.js';
+
+/** People in the loop (seed 003): `plan approve | reject | modify` of a plan waiting for review, and `dotplan inbox`. */
+export function registerReviewCommands(program: Command, plan: Command, getContext: GetContext): void {
+  plan
+    .command('approve')
+    .description('approve a plan waiting for review: it starts running')
+    .argument('<id>', 'plan id')
+    .option('--reason <text>', 'why (recorded in the review event)')
+    .option('--by <name>', 'who reviews (default: the OS user)')
+    .action(async (id: string, opts: { reason?: string; by?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const plan = await (await ctx.dotplan()).approve(id, { ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.by ? { by: opts.by } : {}) });
+      ctx.io.out(`plan ${plan.id} approved: ${plan.status}`);
+    });
+
+  plan
+    .command('reject')
+    .description('reject a plan waiting for review: it ends rejected and nothing of it ever runs')
+    .argument('<id>', 'plan id')
+    .requiredOption('--reason <text>', 'why (required: the author reads it)')
+    .option('--by <name>', 'who reviews (default: the OS user)')
+    .action(async (id: string, opts: { reason: string; by?: string }, command: Command) => {
+      const ctx = await getContext(command);
+      const plan = await (await ctx.dotplan()).reject(id, { reason: opts.reason, ...(opts.by ? { by: opts.by } : {}) });
+      ctx.io.out(`plan ${plan.id} rejected`);
+    });
+
+  plan
+    .command('modify')
+    .description(
+      'change a plan waiting for review — a DOT file as a new revision by you, or a suggestion the LLM rewrites a reflection plan with — and keep it waiting for review',
+    )
+    .argument('<id>', 'plan id')
+    .option('--dot <file>', 'the plan as it should be (from plan show --format dot), or - for standard input')
+    .option('--suggestion <text>', 'what the LLM should change (reflection plans)')
+    .option('--reason <text>', 'the update log of the new revision')
+    .option('--by <name>', 'who reviews (default: the OS user)')
+    .action(async (id: string, opts: { dot?: string; suggestion?: string; reason?: string; by?: string }, command: Command) => {
+      if ((opts.dot === undefined) === (opts.suggestion === undefined)) throw new InvalidInputError('give exactly one of --dot <file> or --suggestion <text>');
+      const ctx = await getContext(command);
+      const who = { ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.by ? { by: opts.by } : {}) };
+      const dotplan = await ctx.dotplan();
+      if (opts.dot !== undefined) {
+        const source = opts.dot === '-' ? '<stdin>' : opts.dot;
+        const report = (await dotplan.modify(id, { dot: await readInput(opts.dot), source }, who)) as ApplyReport;
+        printReport(ctx, id, report, source, false);
+        if (report.applied) ctx.io.out(`plan ${id} waits for review again`);
+        return;
+      }
+      await dotplan.modify(id, { suggestion: opts.suggestion! }, who);
+      ctx.io.out(`plan ${id}: the suggestion goes to the LLM; the plan waits for review again (see plan show / plan revisions)`);
+    });
+
+  program
+    .command('inbox')
+    .description('everything waiting for a person — questions and plan reviews — across plans, oldest first, with the command that answers it')
+    .option('--plan <id>', 'only this plan')
+    .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command"}]')
+    .action(async (opts: { plan?: string; json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const entries = await (await ctx.dotplan()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {});
+      if (opts.json) {
+        printJson(
+          ctx.io,
+          entries.map((e) => ({ ...e, since: e.since.toISOString() })),
+        );
+        return;
+      }
+      if (entries.length === 0) {
+        ctx.io.err('nothing waits for a person');
+        return;
+      }
+      ctx.io.out(
+        formatTable([
+          ['WAITING', 'KIND', 'PLAN', 'NODE', 'QUESTION', 'OPTIONS', 'ANSWER WITH'],
+          ...entries.map((e) => [formatMs(e.waitedMs), e.kind, e.planId, e.nodeId ?? '', e.question ?? e.planTitle, e.options?.join(',') ?? '', e.command]),
+        ]),
+      );
+    });
+}

@@ -1,0 +1,102 @@
+/**
+ * People in the loop (issue 9, seed 003): a plan under review runs nothing until a person approves
+ * it; a rejected one never runs; a reviewer's DOT becomes a revision and the plan waits again;
+ * questions with options refuse other answers, and `when` branches see the chosen one; `inbox`
+ * lists what waits for a person across plans, oldest first. Real worker processes.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorkspace, statuses, workflow, type Workspace } from './workspace.js';
+
+const twoSteps = workflow('reviewed', {
+  nodes: ['a [type=function toolCode=echo toolInput="A"]', 'b [type=function toolCode=echo toolInput="B"]'],
+  edges: ['a -> b'],
+});
+
+describe('plan review and questions', () => {
+  let ws: Workspace;
+  beforeEach(async () => {
+    ws = await openWorkspace();
+  });
+  afterEach(async () => {
+    await ws.cleanup();
+  });
+
+  async function createReviewed(): Promise<string> {
+    const file = ws.write(`reviewed-${Math.random().toString(36).slice(2, 8)}.dot`, twoSteps);
+    return (JSON.parse(await ws.ok(['plan', 'create', '--dot', file, '--review', '--json'])) as { id: string }).id;
+  }
+
+  it('runs nothing before approval and everything after; a rejected plan never runs; every decision names who and why', async () => {
+    const approved = await createReviewed();
+    const rejected = await createReviewed();
+    expect(await statuses(ws, approved)).toEqual({ plan: 'awaiting_review', a: 'pending', b: 'pending' });
+    expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0); // nothing to claim: it stops at once
+    expect(await statuses(ws, approved)).toEqual({ plan: 'awaiting_review', a: 'pending', b: 'pending' });
+
+    expect(await ws.ok(['plan', 'approve', approved, '--by', 'rita', '--reason', 'looks right'])).toMatch(/approved: running/);
+    const refusal = await ws.dotplan(['plan', 'reject', rejected]);
+    expect(refusal.code).toBe(2); // --reason is required
+    await ws.ok(['plan', 'reject', rejected, '--by', 'rita', '--reason', 'wrong inputs']);
+    expect((await ws.dotplan(['plan', 'approve', rejected])).stderr).toMatch(/is rejected, not awaiting_review/);
+
+    expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
+    expect(await statuses(ws, approved)).toEqual({ plan: 'completed', a: 'done', b: 'done' });
+    expect(await statuses(ws, rejected)).toEqual({ plan: 'rejected', a: 'pending', b: 'pending' });
+    const review = (await ws.store.events.list(approved)).find((e) => e.kind === 'review');
+    expect(review).toMatchObject({ driver: 'person', actor: 'rita', reason: 'looks right', detail: { decision: 'approved' } });
+    expect((await ws.store.events.list(rejected)).find((e) => e.kind === 'review')).toMatchObject({ actor: 'rita', detail: { decision: 'rejected' } });
+  });
+
+  it("takes a reviewer's DOT as a revision by the person and keeps the plan waiting for review", async () => {
+    const id = await createReviewed();
+    const shown = await ws.ok(['plan', 'show', id, '--format', 'dot']);
+    const modified = ws.write('modified.dot', shown.replace('toolInput="B"', 'toolInput="B, reviewed"'));
+    expect(await ws.ok(['plan', 'modify', id, '--dot', modified, '--by', 'rita'])).toMatch(/revision 2 applied[\s\S]*waits for review again/);
+    expect(await statuses(ws, id)).toEqual({ plan: 'awaiting_review', a: 'pending', b: 'pending' });
+    expect((await ws.store.plans.node(id, 'b')).attributes.toolInput).toBe('B, reviewed');
+    expect((await ws.store.plans.revisions(id)).map((r) => r.author)).toEqual(['person', 'person']);
+    const suggestion = await ws.dotplan(['plan', 'modify', id, '--suggestion', 'do less']);
+    expect(suggestion.code).toBe(1);
+    expect(suggestion.stderr).toMatch(/workflow plan: no LLM rewrites it/);
+  });
+
+  it('refuses an answer outside the options with the list, takes one of them, and lists waiting questions and reviews oldest first', async () => {
+    const asks = await ws.createPlan(
+      workflow('asks', {
+        nodes: [
+          'ask [type=confirm question="Ship it?" options="approve,reject,later"]',
+          'ship [type=function toolCode=echo toolInput="shipped"]',
+          'hold [type=function toolCode=echo toolInput="held"]',
+        ],
+        edges: ['ask -> ship [when="approve"]', 'ask -> hold [when="reject|later"]'],
+      }),
+    );
+    expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
+    const review = await createReviewed();
+
+    const inbox = JSON.parse(await ws.ok(['inbox', '--json'])) as Array<{
+      kind: string;
+      planId: string;
+      nodeId?: string;
+      options?: string[];
+      command: string;
+      waitedMs: number;
+    }>;
+    expect(inbox.map((e) => [e.kind, e.planId, e.nodeId ?? null])).toEqual([
+      ['question', asks, 'ask'],
+      ['review', review, null],
+    ]);
+    expect(inbox[0]).toMatchObject({ options: ['approve', 'reject', 'later'], command: `dotplan answer ${asks} ask approve` });
+    expect(inbox[1]!.command).toBe(`dotplan plan approve ${review}`);
+    expect(inbox[0]!.waitedMs).toBeGreaterThanOrEqual(inbox[1]!.waitedMs);
+
+    const wrong = await ws.dotplan(['answer', asks, 'ask', 'maybe']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('takes one of "approve", "reject", "later"; "maybe" is not among them');
+    await ws.ok(['answer', asks, 'ask', 'Approve']);
+    expect((await ws.store.plans.node(asks, 'ask')).answer).toBe('approve'); // written as the option is
+    expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
+    expect(await statuses(ws, asks)).toEqual({ plan: 'completed', ask: 'done', ship: 'done', hold: 'skipped' });
+    expect((JSON.parse(await ws.ok(['inbox', '--json'])) as unknown[]).length).toBe(1); // only the review is left
+  });
+});
