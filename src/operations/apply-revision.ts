@@ -12,6 +12,13 @@ import type { ToolCatalogue } from '../tools/types.js';
 import { validateGraph } from '../validate/index.js';
 import { decideRevision, type ApplyReport, type EditVerdict, type LoadedBase } from './decide-revision.js';
 
+/** What the revision path needs: the store, the tools the plan may use, the config (DOT limits). */
+export interface RevisionDeps {
+  store: Store;
+  tools: ToolCatalogue;
+  config: Config;
+}
+
 export interface ApplyRevisionOptions {
   by: Actor & { driver: RevisionDriver };
   /** Where the text came from, for diagnostics. */
@@ -30,12 +37,7 @@ export interface ApplyRevisionOptions {
  * validated whole, the revision it was made from loaded, then — in one transaction — merged,
  * checked against the author's rights and written as a new revision, or refused with every problem.
  */
-export async function applyRevision(
-  deps: { store: Store; tools: ToolCatalogue; config: Config },
-  planId: string,
-  dot: string,
-  options: ApplyRevisionOptions,
-): Promise<ApplyReport> {
+export async function applyRevision(deps: RevisionDeps, planId: string, dot: string, options: ApplyRevisionOptions): Promise<ApplyReport> {
   const { source } = options;
   const refused = (diagnostics: Diagnostic[], base: EditBase | null = null): ApplyReport => ({
     applied: false,

@@ -14,9 +14,7 @@ import type { EdgeRecord, EventFeed, EventRecord, NodeRecord, PlanRecord, Revisi
 import type { Driver, PlanGraph, PlanStatus } from '../model/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { Worker } from '../worker/worker.js';
-import { InvalidInputError } from '../errors/errors.js';
-import { parseOptions } from '../engine/commands.js';
-import { commandLine } from '../model/command-line.js';
+import * as review from './review.js';
 import { parseDuration } from '../model/duration.js';
 import type { Judge } from '../execute/verify.js';
 import { createLlmClient, llmSettings, type LlmClient } from '../llm/client.js';
@@ -24,21 +22,9 @@ import { llmJudge } from '../llm/judge.js';
 import { Planner } from '../llm/planner.js';
 import { defaultActor } from './actor.js';
 
-/** One thing waiting for a person, as `dotplan inbox` lists it. */
-export interface InboxEntry {
-  kind: 'question' | 'review';
-  planId: string;
-  planTitle: string;
-  nodeId?: string;
-  question?: string;
-  options?: string[];
-  since: Date;
-  waitedMs: number;
-  /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
-  command: string;
-}
-
 /** A revision as `plan revisions` lists it. */
+export type { InboxEntry, Modification } from './review.js';
+
 export interface RevisionEntry extends RevisionRecord {
   /** Who made it: the driver and, where known, the name. */
   driver?: Driver;
@@ -139,56 +125,18 @@ export class Dotplan {
   }
 
   /** A reviewer approves a plan waiting for review: it starts running (seed 003). */
-  async approve(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
-    const by = this.#person(options);
-    await this.store.plans.change(planId, { candidates: true }, (snapshot, candidates) => {
-      awaitingReview(snapshot.plan.id, snapshot.plan.status, 'approved');
-      return engine.approve(snapshot, by, options.reason ?? `approved by ${by.name}`, candidates);
-    });
-    return this.store.plans.get(planId);
+  approve(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
+    return review.approve(this.store, planId, this.#person(options), options.reason);
   }
 
   /** A reviewer rejects a plan waiting for review: it ends `rejected`; nothing of it ever runs. */
-  async reject(planId: string, options: CommandOptions & { reason: string }): Promise<PlanRecord> {
-    const by = this.#person(options);
-    await this.store.plans.change(planId, {}, (snapshot) => {
-      awaitingReview(snapshot.plan.id, snapshot.plan.status, 'rejected');
-      return engine.reject(snapshot, by, options.reason);
-    });
-    return this.store.plans.get(planId);
+  reject(planId: string, options: CommandOptions & { reason: string }): Promise<PlanRecord> {
+    return review.reject(this.store, planId, this.#person(options), options.reason);
   }
 
-  /**
-   * A reviewer changes a plan waiting for review: a DOT text becomes a new revision by the person
-   * (through the revision path, under a reviewer's rights); a suggestion goes to the LLM as a rewrite
-   * request (reflection plans only). Either way the plan waits for review again.
-   */
-  async modify(
-    planId: string,
-    change: { dot: string; source?: string } | { suggestion: string },
-    options: CommandOptions = {},
-  ): Promise<ApplyReport | PlanRecord> {
-    const plan = await this.store.plans.get(planId);
-    awaitingReview(plan.id, plan.status, 'modified');
-    const by = this.#person(options);
-    if ('dot' in change) {
-      return applyRevision(this, planId, change.dot, {
-        by,
-        source: change.source ?? '<modification>',
-        reason: options.reason ?? `modified in review by ${by.name}`,
-      });
-    }
-    if (plan.mode !== 'reflection') {
-      throw new InvalidInputError(
-        `plan ${planId} is a workflow plan: no LLM rewrites it, so a suggestion has no one to act on it; give the change as DOT (--dot <file>)`,
-      );
-    }
-    if (!change.suggestion.trim()) throw new InvalidInputError('--suggestion is empty: say what the plan should change');
-    await this.store.events.append([
-      { planId, kind: 'review', driver: 'person', actor: by.name, reason: change.suggestion, detail: { decision: 'modify', suggestion: change.suggestion } },
-    ]);
-    await this.store.llm.request(planId);
-    return this.store.plans.get(planId);
+  /** A reviewer changes a plan waiting for review (a DOT text, or a suggestion for the LLM); it waits for review again. */
+  modify(planId: string, change: review.Modification, options: CommandOptions = {}): Promise<ApplyReport | PlanRecord> {
+    return review.modify(this, planId, change, this.#person(options), options.reason);
   }
 
   /**
@@ -270,27 +218,8 @@ export class Dotplan {
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
   }
   /** Everything waiting for a person — questions and reviews — across plans (or in one), oldest first, with the command that answers it. */
-  async inbox(options: { planId?: string } = {}): Promise<InboxEntry[]> {
-    if (options.planId !== undefined) await this.store.plans.get(options.planId);
-    const now = Date.now();
-    return (await this.store.plans.waiting(options.planId)).map((item) => {
-      const options = parseOptions(item.attributes?.options);
-      const entry: InboxEntry = {
-        kind: item.kind,
-        planId: item.planId,
-        planTitle: item.planTitle,
-        since: item.since,
-        waitedMs: Math.max(0, now - item.since.getTime()),
-        command:
-          item.kind === 'review'
-            ? commandLine('dotplan', 'plan', 'approve', item.planId)
-            : commandLine('dotplan', 'answer', item.planId, item.nodeId!, options[0] ?? '<answer>'),
-      };
-      if (item.nodeId !== undefined) entry.nodeId = item.nodeId;
-      if (item.attributes?.question !== undefined) entry.question = item.attributes.question;
-      if (options.length > 0) entry.options = options;
-      return entry;
-    });
+  inbox(options: { planId?: string } = {}): Promise<review.InboxEntry[]> {
+    return review.inbox(this.store, options.planId);
   }
 
   /** The calls the plan made to the model, oldest first. */
@@ -367,14 +296,5 @@ export class Dotplan {
 
   #operator(options: CommandOptions) {
     return { driver: 'operator' as const, name: options.by ?? defaultActor() };
-  }
-}
-
-/** Review decisions apply to a plan waiting for review only. */
-function awaitingReview(planId: string, status: PlanStatus, what: string): void {
-  if (status !== 'awaiting_review') {
-    throw new InvalidInputError(
-      `plan ${planId} is ${status}, not awaiting_review: only a plan waiting for review can be ${what} (create one with --review, or review="required")`,
-    );
   }
 }

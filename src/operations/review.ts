@@ -1,0 +1,105 @@
+import * as engine from '../engine/index.js';
+import type { Actor } from '../engine/step.js';
+import { parseOptions } from '../engine/commands.js';
+import { InvalidInputError } from '../errors/errors.js';
+import { commandLine } from '../model/command-line.js';
+import type { PlanStatus } from '../model/types.js';
+import type { PlanRecord, Store } from '../store/types.js';
+import { applyRevision, type RevisionDeps } from './apply-revision.js';
+import type { ApplyReport } from './decide-revision.js';
+
+/**
+ * People in the loop (seed 003, issue 9): a reviewer approves, rejects or modifies a plan waiting
+ * for review, each decision a `review` event with who and why; the inbox lists what waits for a
+ * person across plans. The Dotplan class exposes these as its methods.
+ */
+type Person = Actor & { driver: 'person'; name: string };
+
+/** A reviewer's change: a DOT text (a new revision by the person), or a suggestion for the LLM (reflection plans). */
+export type Modification = { dot: string; source?: string } | { suggestion: string };
+
+/** One thing waiting for a person, as `dotplan inbox` lists it. */
+export interface InboxEntry {
+  kind: 'question' | 'review';
+  planId: string;
+  planTitle: string;
+  nodeId?: string;
+  question?: string;
+  options?: string[];
+  since: Date;
+  waitedMs: number;
+  /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
+  command: string;
+}
+
+export async function approve(store: Store, planId: string, by: Person, reason?: string): Promise<PlanRecord> {
+  await store.plans.change(planId, { candidates: true }, (snapshot, candidates) => {
+    awaitingReview(snapshot.plan.id, snapshot.plan.status, 'approved');
+    return engine.approve(snapshot, by, reason ?? `approved by ${by.name}`, candidates);
+  });
+  return store.plans.get(planId);
+}
+
+export async function reject(store: Store, planId: string, by: Person, reason: string): Promise<PlanRecord> {
+  await store.plans.change(planId, {}, (snapshot) => {
+    awaitingReview(snapshot.plan.id, snapshot.plan.status, 'rejected');
+    return engine.reject(snapshot, by, reason);
+  });
+  return store.plans.get(planId);
+}
+
+/**
+ * A DOT text becomes a new revision by the person (through the revision path, under a reviewer's
+ * rights); a suggestion goes to the LLM as a rewrite request (reflection plans only). Either way the
+ * plan waits for review again.
+ */
+export async function modify(deps: RevisionDeps, planId: string, change: Modification, by: Person, reason?: string): Promise<ApplyReport | PlanRecord> {
+  const plan = await deps.store.plans.get(planId);
+  awaitingReview(plan.id, plan.status, 'modified');
+  if ('dot' in change) {
+    return applyRevision(deps, planId, change.dot, { by, source: change.source ?? '<modification>', reason: reason ?? `modified in review by ${by.name}` });
+  }
+  if (plan.mode !== 'reflection') {
+    throw new InvalidInputError(
+      `plan ${planId} is a workflow plan: no LLM rewrites it, so a suggestion has no one to act on it; give the change as DOT (--dot <file>)`,
+    );
+  }
+  if (!change.suggestion.trim()) throw new InvalidInputError('--suggestion is empty: say what the plan should change');
+  await deps.store.events.append([
+    { planId, kind: 'review', driver: 'person', actor: by.name, reason: change.suggestion, detail: { decision: 'modify', suggestion: change.suggestion } },
+  ]);
+  await deps.store.llm.request(planId);
+  return deps.store.plans.get(planId);
+}
+
+export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]> {
+  if (planId !== undefined) await store.plans.get(planId);
+  const now = Date.now();
+  return (await store.plans.waiting(planId)).map((item) => {
+    const options = parseOptions(item.attributes?.options);
+    const entry: InboxEntry = {
+      kind: item.kind,
+      planId: item.planId,
+      planTitle: item.planTitle,
+      since: item.since,
+      waitedMs: Math.max(0, now - item.since.getTime()),
+      command:
+        item.kind === 'review'
+          ? commandLine('dotplan', 'plan', 'approve', item.planId)
+          : commandLine('dotplan', 'answer', item.planId, item.nodeId!, options[0] ?? '<answer>'),
+    };
+    if (item.nodeId !== undefined) entry.nodeId = item.nodeId;
+    if (item.attributes?.question !== undefined) entry.question = item.attributes.question;
+    if (options.length > 0) entry.options = options;
+    return entry;
+  });
+}
+
+/** Review decisions apply to a plan waiting for review only. */
+function awaitingReview(planId: string, status: PlanStatus, what: string): void {
+  if (status !== 'awaiting_review') {
+    throw new InvalidInputError(
+      `plan ${planId} is ${status}, not awaiting_review: only a plan waiting for review can be ${what} (create one with --review, or review="required")`,
+    );
+  }
+}
