@@ -82,6 +82,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly llm: LlmSlot | undefined;
   private readonly attention: Attention;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private sweepAt = 0;
   readonly idle: Promise<void>;
 
   constructor(private readonly options: WorkerOptions) {
@@ -183,17 +184,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Notices and timeouts due: looked at once a second at most; a look skipped for that is made when the second is up. */
   async #attend(): Promise<void> {
     const wait = await this.attention.sweep();
-    if (wait > 0 && !this.sweepTimer) {
-      this.sweepTimer = setTimeout(() => {
-        this.sweepTimer = undefined;
-        this.poller.wake();
-      }, wait);
-    }
+    if (wait > 0) this.#wakeAt(new Date(Date.now() + wait));
   }
 
-  /** Wakes the loop at `at` (a notice due). */
+  /** Wakes the loop at `at` (a notice due), unless it is already to wake earlier for one. */
   #wakeAt(at: Date): void {
+    if (this.sweepTimer && this.sweepAt <= at.getTime()) return;
     clearTimeout(this.sweepTimer);
+    this.sweepAt = at.getTime();
     this.sweepTimer = setTimeout(
       () => {
         this.sweepTimer = undefined;
