@@ -9,6 +9,7 @@ import { mergeLiveState } from '../plans/plan-view.js';
 import type { LlmPurpose, LlmWork, Store } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { LlmClient, LlmResult } from './client.js';
+import { answeredCall, failedCall } from './call-record.js';
 import { answerMessages, planMessages, refusalMessages, type ChatMessage } from './prompt.js';
 import { parseReply } from './reply.js';
 import { nothingToRun, reusedIds } from './reply-rules.js';
@@ -134,17 +135,7 @@ export class Planner {
       return await this.deps.client.chat(messages, signal ? { signal } : {});
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await this.deps.store.llm.record({
-        planId: work.planId,
-        purpose,
-        model: this.deps.client.model,
-        prompt: JSON.stringify(messages),
-        promptTokens: 0,
-        completionTokens: 0,
-        ms: Date.now() - started,
-        outcome: 'error',
-        diagnostics: [{ code: 'LLM_FAILED', severity: 'error', message }],
-      });
+      await this.deps.store.llm.record(failedCall({ planId: work.planId, purpose, messages }, this.deps.client.model, started, error));
       await this.deps.store.llm.refused(work);
       await this.deps.store.llm.release(work);
       if (work.attempts + 1 >= this.#limits((await this.deps.store.plans.get(work.planId)).attributes).maxRewriteAttempts) {
@@ -162,18 +153,7 @@ export class Planner {
     outcome: 'applied' | 'refused' | 'ok',
     problems: Diagnostic[] = [],
   ) {
-    await this.deps.store.llm.record({
-      planId: work.planId,
-      purpose,
-      model: call.model,
-      prompt: JSON.stringify(messages),
-      reply: call.text,
-      promptTokens: call.promptTokens,
-      completionTokens: call.completionTokens,
-      ms: call.ms,
-      outcome,
-      ...(problems.length > 0 ? { diagnostics: problems } : {}),
-    });
+    await this.deps.store.llm.record(answeredCall({ planId: work.planId, purpose, messages }, call, outcome, problems));
   }
 
   #graph(planId: string, number: number, dot: string, nodes: Parameters<typeof mergeLiveState>[1]): PlanGraph {
