@@ -87,7 +87,7 @@ describe(`the demos' run reports (${testBackend()})`, () => {
     }
   }, 60_000);
 
-  it('the workflow demo has its answered question, the reflection demo the LLM\'s revisions', async () => {
+  it("the workflow demo has its answered question, the reflection demo the LLM's revisions", async () => {
     const ids = await planIds();
     const reports = await Promise.all(ids.map(async (id) => JSON.parse(await cli(['plan', 'report', id, '--format', 'json'])) as ReportJson));
     expect(reports.some((r) => r.revisions.filter((rev) => rev.author.startsWith('llm')).length >= 2)).toBe(true);

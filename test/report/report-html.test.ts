@@ -13,6 +13,8 @@ import { testBackend } from '../support/db.js';
 import { PUBLISH_LABEL, SCRIPT_OUTPUT, runReleasePlan } from './run-plan.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** The page's window, as far as this suite uses it (the project's TypeScript has no DOM library). */
+type BrowserWindow = { getComputedStyle(element: unknown): { fill: string } };
 const hasChromium = existsSync(CHROMIUM);
 // CI installs Debian's chromium (.ci/run) and sets DOTPLAN_REQUIRE_BROWSER: there a missing browser fails the suite.
 if (!hasChromium && process.env.DOTPLAN_REQUIRE_BROWSER) throw new Error(`report-html: ${CHROMIUM} is missing (apt-get install -y chromium)`);
@@ -72,7 +74,12 @@ describe(`plan report: HTML (${testBackend()})`, () => {
       const box = await page.locator('#graph svg').first().boundingBox();
       expect(box?.width).toBeGreaterThan(100);
       expect(box?.height).toBeGreaterThan(100);
-      const fill = await page.locator('svg g.node.status-done').first().locator('path, polygon, ellipse').first().evaluate((shape) => getComputedStyle(shape).fill);
+      const fill = await page
+        .locator('svg g.node.status-done')
+        .first()
+        .locator('path, polygon, ellipse')
+        .first()
+        .evaluate((shape) => (globalThis as unknown as BrowserWindow).getComputedStyle(shape).fill);
       expect(fill).toBe('rgb(220, 252, 231)'); // #dcfce7, the colour of done
     });
 
