@@ -1,4 +1,5 @@
 import { DOT_LIMITS } from '../dot/limits.js';
+import type { NotifierConfig } from '../notify/targets.js';
 
 /**
  * Every setting dotplan reads, with its default. Resolved once, in layers (defaults < config file <
@@ -48,8 +49,18 @@ export interface Config {
   notify: {
     /** How often a person is reminded of an unanswered question. Default: '1h'. Env `DOTPLAN_REMINDER_INTERVAL`. */
     reminderInterval: string;
-    /** POST JSON here when a node awaits input (chat-bot webhooks work). Default: undefined (console only). Env `DOTPLAN_NOTIFY_WEBHOOK`. */
+    /** Shorthand for one generic webhook notifier named `webhook`. Default: undefined. Env `DOTPLAN_NOTIFY_WEBHOOK`. */
     webhookUrl?: string;
+    /**
+     * Where notices go besides the worker's console: webhook, DingTalk, Feishu/Lark and Slack notifiers
+     * (see notify/targets.ts). In the file, `"notify": [...]` or `"notify": {"targets": [...]}`.
+     * Default: [] (console only). Env `DOTPLAN_NOTIFY` (the list as JSON).
+     */
+    targets: NotifierConfig[];
+    /** Further attempts when a notifier fails (error status, timeout, refused). Default: 3. Env `DOTPLAN_NOTIFY_RETRIES`. */
+    retries: number;
+    /** Wait before the first retry, doubling each time. Default: '1s'. Env `DOTPLAN_NOTIFY_RETRY_DELAY`. */
+    retryDelay: string;
   };
   openai: {
     /** An OpenAI-compatible endpoint. Default: undefined (the `openai` package's own). Env `OPENAI_BASE_URL`. */
@@ -99,7 +110,7 @@ export function defaultConfig(): Config {
     http: { allowHosts: [] },
     worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
-    notify: { reminderInterval: '1h', webhookUrl: undefined },
+    notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
     reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000 },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },

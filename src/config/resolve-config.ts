@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DotplanError, UsageError } from '../errors/errors.js';
 import { DEFAULT_CONFIG_FILE, defaultConfig, type Config } from './defaults.js';
-import { fromJson, fromText, SETTINGS, splitList, type ConfigFlags, type Setting } from './settings.js';
+import { DEFAULT_NOTIFY_TIMEOUT_MS } from '../notify/targets.js';
+import { fromJson, fromText, SETTINGS, splitList, type ConfigFlags, type Env, type Setting } from './settings.js';
 
 export type { ConfigFlags } from './settings.js';
 
@@ -27,11 +28,11 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
   const file = await readConfigFile(flags.configFile ?? nonEmpty(env.DOTPLAN_CONFIG), cwd);
   if (file) {
     config.configFile = file.path;
-    applyFile(config, file.path, file.data);
+    applyFile(config, file.path, file.data, env);
   }
   for (const setting of SETTINGS) {
     const text = setting.env ? nonEmpty(env[setting.env]) : undefined;
-    if (text !== undefined) apply(config, setting, fromText(setting.kind, text, cwd), `${setting.env}="${text}"`);
+    if (text !== undefined) apply(config, setting, fromText(setting.kind, text, cwd, env), setting.hideValue ? setting.env! : `${setting.env}="${text}"`);
   }
   for (const setting of SETTINGS) {
     const raw = setting.flag ? flags[setting.flag] : undefined;
@@ -46,6 +47,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     }
   }
   config.openai.apiKey = nonEmpty(env[config.openai.apiKeyEnv]);
+  foldWebhookUrl(config);
   return config;
 }
 
@@ -65,7 +67,7 @@ async function readConfigFile(explicit: string | undefined, cwd: string): Promis
   }
 }
 
-function applyFile(config: Config, path: string, data: unknown): void {
+function applyFile(config: Config, path: string, data: unknown, env: Env): void {
   const fail = (key: string, reason: string): never => {
     throw new DotplanError('CONFIG', `config file ${path}: ${key ? `"${key}" ` : ''}${reason}`);
   };
@@ -76,11 +78,13 @@ function applyFile(config: Config, path: string, data: unknown): void {
     for (const [name, value] of Object.entries(object)) {
       const key = prefix ? `${prefix}.${name}` : name;
       if (!prefix && name === '$schema') continue;
-      const setting = byKey.get(key);
+      // `"notify": [...]` is the list of notifiers, as `"notify": {"targets": [...]}`.
+      const setting = key === 'notify' && Array.isArray(value) ? byKey.get('notify.targets') : byKey.get(key);
       if (setting) {
-        if (value !== null) apply(config, setting, fromJson(setting.kind, value, dirname(path)), `config file ${path}: "${key}" = ${JSON.stringify(value)}`);
+        const where = `config file ${path}: "${key}"${setting.hideValue ? '' : ` = ${JSON.stringify(value)}`}`;
+        if (value !== null) apply(config, setting, fromJson(setting.kind, value, dirname(path), env), where);
       } else if (!prefix && groups.has(name)) {
-        if (!isObject(value)) fail(key, 'must be an object');
+        if (!isObject(value)) fail(key, name === 'notify' ? 'must be a list of notifiers or an object of notify settings' : 'must be an object');
         visit(value as Record<string, unknown>, key);
       } else if (key === 'openai.apiKey') {
         fail(key, 'is not read from files: put the key in the environment variable named by "openai.apiKeyEnv" (default OPENAI_API_KEY)');
@@ -99,6 +103,14 @@ function apply(config: Config, setting: Setting, parsed: ReturnType<typeof fromJ
   let target = config as unknown as Record<string, unknown>;
   for (const part of path.slice(0, -1)) target = target[part] as Record<string, unknown>;
   target[path[path.length - 1] as string] = parsed.value;
+}
+
+/** `notify.webhookUrl` is one more generic webhook notifier, named `webhook` (unless that name is taken). */
+function foldWebhookUrl(config: Config): void {
+  const url = config.notify.webhookUrl;
+  if (url === undefined || config.notify.targets.some((t) => t.url === url)) return;
+  const name = config.notify.targets.some((t) => t.name === 'webhook') ? 'webhookUrl' : 'webhook';
+  config.notify.targets = [...config.notify.targets, { name, type: 'webhook', url, timeoutMs: DEFAULT_NOTIFY_TIMEOUT_MS }];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

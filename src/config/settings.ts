@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import cron from 'node-cron';
 import { parseDuration } from '../model/duration.js';
+import { parseNotifiers } from '../notify/targets.js';
 
 /**
  * The table of settings: where each lives in the config object and file (`key`), which environment
@@ -17,6 +18,8 @@ export interface Setting {
   flag?: Exclude<keyof ConfigFlags, 'configFile'>;
   flagName?: string;
   kind: Kind;
+  /** Its value may hold secrets: error messages name the setting, never echo the value. */
+  hideValue?: true;
 }
 
 /** Values from the command line (commander's camelCased options); other properties are ignored. */
@@ -37,7 +40,10 @@ export interface ConfigFlags {
   leaseMs?: string | number;
 }
 
-type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron';
+type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers';
+
+/** The environment, for values that name a variable (`env:NAME` in a notifier). */
+export type Env = Record<string, string | undefined>;
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'databaseUrl', flagName: '--db', kind: 'text' },
@@ -51,6 +57,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'retry.timeout', env: 'DOTPLAN_TIMEOUT', kind: 'duration' },
   { key: 'notify.reminderInterval', env: 'DOTPLAN_REMINDER_INTERVAL', kind: 'duration' },
   { key: 'notify.webhookUrl', env: 'DOTPLAN_NOTIFY_WEBHOOK', kind: 'url' },
+  { key: 'notify.targets', env: 'DOTPLAN_NOTIFY', kind: 'notifiers', hideValue: true },
+  { key: 'notify.retries', env: 'DOTPLAN_NOTIFY_RETRIES', kind: 'count' },
+  { key: 'notify.retryDelay', env: 'DOTPLAN_NOTIFY_RETRY_DELAY', kind: 'duration' },
   { key: 'openai.baseURL', env: 'OPENAI_BASE_URL', kind: 'url' },
   { key: 'openai.model', env: 'OPENAI_MODEL', kind: 'text' },
   { key: 'openai.apiKeyEnv', kind: 'text' },
@@ -65,8 +74,14 @@ export const SETTINGS: readonly Setting[] = [
 ];
 
 /** Reads a setting from text (environment, flags); `baseDir` anchors relative paths. */
-export function fromText(kind: Kind, text: string, baseDir: string): Parsed {
+export function fromText(kind: Kind, text: string, baseDir: string, env: Env = {}): Parsed {
   switch (kind) {
+    case 'notifiers':
+      try {
+        return fromJson(kind, JSON.parse(text), baseDir, env);
+      } catch {
+        return { ok: false, reason: `is not valid JSON; ${describe(kind)}` };
+      }
     case 'list':
     case 'paths':
       return fromJson(kind, splitList(text), baseDir);
@@ -79,7 +94,7 @@ export function fromText(kind: Kind, text: string, baseDir: string): Parsed {
 }
 
 /** Reads a setting from a JSON value (config file) or an already typed value. */
-export function fromJson(kind: Kind, value: unknown, baseDir: string): Parsed {
+export function fromJson(kind: Kind, value: unknown, baseDir: string, env: Env = {}): Parsed {
   const bad: Parsed = { ok: false, reason: describe(kind) };
   switch (kind) {
     case 'text':
@@ -100,6 +115,8 @@ export function fromJson(kind: Kind, value: unknown, baseDir: string): Parsed {
       return typeof value === 'string' && parseDuration(value) !== undefined ? { ok: true, value } : bad;
     case 'cron':
       return typeof value === 'string' && cron.validate(value) ? { ok: true, value } : bad;
+    case 'notifiers':
+      return parseNotifiers(value, env);
   }
 }
 
@@ -121,6 +138,8 @@ function describe(kind: Kind): string {
       return 'must be a duration such as 500ms, 30s, 5m, 1h';
     case 'cron':
       return 'must be a cron expression such as "*/30 * * * * *" (seconds field optional)';
+    case 'notifiers':
+      return 'must be a list of notifiers such as [{"type": "slack", "url": "https://hooks.slack.com/services/…"}]';
   }
 }
 

@@ -119,6 +119,8 @@ export const graphAttributesSchema = z.looseObject({
   remindEvery: optional(durationSchema),
   reviewTimeout: optional(durationSchema),
   onReviewTimeout: optional(z.enum(['reject', 'approve'], { error: 'must be reject or approve' })),
+  /** The configured notifiers (by name, comma-separated) this plan's notices go to; `none`: the console only. Default: all. */
+  notify: z.string().optional(),
   retries: optional(retriesSchema),
   retryDelay: optional(durationSchema),
   timeout: optional(durationSchema),

@@ -1,6 +1,7 @@
 import * as engine from '../engine/index.js';
 import { parseOptions } from '../engine/commands.js';
 import { parseDuration } from '../model/duration.js';
+import type { Notice } from '../notify/notice.js';
 import type { DueNotice, Store } from '../store/index.js';
 
 /**
@@ -10,17 +11,7 @@ import type { DueNotice, Store } from '../store/index.js';
  * worker wins, however many run) and hands it to the host to send. The same rounds apply
  * `answerTimeout` (the node's `default`, else it fails) and `reviewTimeout` (`onReviewTimeout`).
  */
-export interface Notice {
-  kind: 'question' | 'review';
-  planId: string;
-  planTitle: string;
-  nodeId?: string;
-  question?: string;
-  options?: string[];
-  /** 0: the first notice; n: the n-th reminder. */
-  reminder: number;
-  since: Date;
-}
+export type { Notice } from '../notify/notice.js';
 
 /** How often a worker looks for due notices and timeouts at most. */
 const SWEEP_EVERY_MS = 1_000;
@@ -92,5 +83,7 @@ function notice(item: DueNotice, reminder: number): Notice {
   if (question !== undefined) out.question = question;
   const options = parseOptions(item.attributes?.options);
   if (options.length > 0) out.options = options;
+  const notifiers = item.planAttributes.notify;
+  if (notifiers !== undefined) out.notifiers = parseOptions(notifiers); // comma-separated, as options are
   return out;
 }

@@ -8,6 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dingtalkRobot } from '../notify/chat-apps.js';
+import { startReceiver } from '../notify/receivers.js';
 import { spawnDotplan, waitUntil } from '../support/cli.js';
 import { testBackend } from '../support/db.js';
 import { openWorkspace, statuses, workflow, type Workspace } from './workspace.js';
@@ -72,14 +74,24 @@ describe('reminders and timeouts', () => {
   });
 
   it.runIf(testBackend() === 'postgres')('sends one reminder per interval with three workers on one database, not three', async () => {
-    await ws.createPlan(asking());
-    const workers = [worker(), worker(), worker()];
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    expect(received.length).toBeGreaterThanOrEqual(3);
-    expect(received.length).toBeLessThanOrEqual(7); // about one a second over five seconds; three workers racing would send 15
-    for (let i = 1; i < received.length; i++) expect(received[i]!.at - received[i - 1]!.at).toBeGreaterThan(700);
+    // Besides the webhook, a signed DingTalk robot that checks each call's signature as DingTalk does.
+    const robot = await startReceiver(dingtalkRobot('SEC-ding'));
+    const notify = JSON.stringify([{ type: 'dingtalk', url: `${robot.url}?access_token=T`, secret: 'SEC-ding' }]);
+    try {
+      const planId = await ws.createPlan(asking());
+      const workers = [worker({ DOTPLAN_NOTIFY: notify }), worker({ DOTPLAN_NOTIFY: notify }), worker({ DOTPLAN_NOTIFY: notify })];
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      for (const w of workers) w.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+      expect(received.length).toBeGreaterThanOrEqual(3);
+      expect(received.length).toBeLessThanOrEqual(7); // about one a second over five seconds; three workers racing would send 15
+      for (let i = 1; i < received.length; i++) expect(received[i]!.at - received[i - 1]!.at).toBeGreaterThan(700);
+      expect(robot.received).toHaveLength(received.length);
+      const toRobot = (await ws.store.events.list(planId)).filter((e) => e.kind === 'notice' && e.detail?.channel === 'dingtalk');
+      expect(toRobot.map((e) => e.detail?.ok)).toEqual(received.map(() => true)); // every signature accepted
+    } finally {
+      await robot.close();
+    }
   });
 
   it("takes the node's default when answerTimeout passes, once", async () => {

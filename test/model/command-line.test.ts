@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { noticeText } from '../../src/worker/notify.js';
+import { noticeText } from '../../src/notify/notice.js';
 
 /** The arguments a POSIX shell makes of a command line (each printed on its own line). */
 function shellArguments(line: string): string[] {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { Dotplan } from '../../operations/dotplan.js';
-import { noticeText, postNotice, type Notice } from '../../worker/notify.js';
+import { parseDuration } from '../../model/duration.js';
+import { Announcer } from '../../notify/announcer.js';
+import { assertNotifiersReady } from '../../notify/targets.js';
 import { ProgressPrinter } from '../../worker/progress.js';
 import type { Worker } from '../../worker/worker.js';
 import type { CliIO } from '../io.js';
@@ -23,19 +24,30 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const worker = dotplan.worker({ untilIdle: opts.untilIdle === true });
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
       worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
-      worker.on('notice', (notice) => void announce(dotplan, notice, ctx.io));
+      const { targets, retries, retryDelay } = ctx.config.notify;
+      assertNotifiersReady(targets);
+      const announcer = new Announcer({
+        targets,
+        retries,
+        retryDelayMs: parseDuration(retryDelay) ?? 1_000,
+        print: (line) => ctx.io.err(line),
+        record: (events) => dotplan.events.append(events),
+      });
+      worker.on('notice', (notice) => void announcer.announce(notice));
       const printer = new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json);
       const progress = opts.quiet ? undefined : dotplan.events.follow({ after: await dotplan.events.lastId() }, (event) => printer.print(event));
       const { concurrency, poll } = ctx.config.worker;
       if (!opts.json && !opts.quiet)
         ctx.io.err(`worker ${worker.owner} on ${dotplan.store.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
-      await runUntilStopped(worker, ctx.io);
+      const how = await runUntilStopped(worker, ctx.io);
+      // Notices in flight get a while to finish their retries: longer when idle than when told to stop.
+      await announcer.drain(how === 'idle' ? 30_000 : 1_000);
       await progress?.stop();
     });
 }
 
 /** Starts the worker; SIGINT/SIGTERM stop it gracefully (a second one leaves at once). */
-async function runUntilStopped(worker: Worker, io: CliIO): Promise<void> {
+async function runUntilStopped(worker: Worker, io: CliIO): Promise<'idle' | 'signal'> {
   let signalled = false;
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: string) => {
@@ -47,36 +59,7 @@ async function runUntilStopped(worker: Worker, io: CliIO): Promise<void> {
     process.on('SIGINT', () => onSignal('SIGINT')).on('SIGTERM', () => onSignal('SIGTERM'));
   });
   worker.start();
-  await Promise.race([worker.idle, stopped]);
+  const how = await Promise.race([worker.idle.then(() => 'idle' as const), stopped.then(() => 'signal' as const)]);
   await worker.stop();
-}
-
-/** A notice (a question or a review, first or reminder) on the worker's console and, when configured, to the webhook; each is recorded as an event. */
-async function announce(dotplan: Dotplan, notice: Notice, io: CliIO): Promise<void> {
-  io.err(noticeText(notice));
-  const channels: Array<{ channel: string; error?: string }> = [{ channel: 'console' }];
-  const webhook = dotplan.config.notify.webhookUrl;
-  if (webhook) {
-    try {
-      await postNotice(webhook, notice);
-      channels.push({ channel: 'webhook' });
-    } catch (error) {
-      const message = (error as Error).message;
-      io.err(`notify: ${message}`);
-      channels.push({ channel: 'webhook', error: message });
-    }
-  }
-  const what = `${notice.kind === 'review' ? 'review' : 'question'}${notice.reminder > 0 ? ` reminder ${notice.reminder}` : ''}`;
-  await dotplan.events
-    .append(
-      channels.map((c) => ({
-        planId: notice.planId,
-        ...(notice.nodeId !== undefined ? { node: notice.nodeId } : {}),
-        kind: 'notice' as const,
-        driver: 'engine' as const,
-        reason: c.error ? `${what} to the ${c.channel} failed: ${c.error}` : `${what} sent to the ${c.channel}`,
-        detail: { channel: c.channel, ok: !c.error, reminder: notice.reminder },
-      })),
-    )
-    .catch((error: Error) => io.err(`notify: the notice was sent but not recorded: ${error.message}`));
+  return how;
 }

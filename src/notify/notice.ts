@@ -1,0 +1,44 @@
+import { commandLine } from '../model/command-line.js';
+
+/**
+ * What a notice says: something waits for a person — a node's question or a plan's review — sent the
+ * first time it starts waiting and at each reminder. Every notifier renders the same words (`text`);
+ * the generic webhook also sends the fields.
+ */
+export interface Notice {
+  kind: 'question' | 'review';
+  planId: string;
+  planTitle: string;
+  nodeId?: string;
+  question?: string;
+  options?: string[];
+  /** 0: the first notice; n: the n-th reminder. */
+  reminder: number;
+  since: Date;
+  /** The plan's `notify` graph attribute: the configured notifiers (by name) its notices go to. */
+  notifiers?: string[];
+}
+
+/** The command that answers the question, or approves the plan. */
+export function answerCommand(notice: Pick<Notice, 'kind' | 'planId' | 'nodeId'>): string {
+  return notice.kind === 'review'
+    ? commandLine('dotplan', 'plan', 'approve', notice.planId)
+    : `${commandLine('dotplan', 'answer', notice.planId, notice.nodeId ?? '')} "<your answer>"`;
+}
+
+/** The notice in words: what waits, the options, and the command that answers it. */
+export function noticeText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notice>): string {
+  const prefix = notice.reminder > 0 ? `Reminder (${notice.reminder}): ` : '';
+  if (notice.kind === 'review') {
+    return `${prefix}plan ${notice.planId} "${notice.planTitle ?? ''}" waits for your review\nApprove with: ${answerCommand({ kind: 'review', planId: notice.planId })} (or plan reject --reason, plan modify)`;
+  }
+  const options = notice.options?.length ? ` [${notice.options.join(' / ')}]` : '';
+  const command = answerCommand({ kind: 'question', planId: notice.planId, ...(notice.nodeId !== undefined ? { nodeId: notice.nodeId } : {}) });
+  return `${prefix}plan ${notice.planId} asks: ${notice.question ?? `node ${notice.nodeId ?? ''} is waiting for an answer`}${options}\nAnswer with: ${command}`;
+}
+
+/** The generic webhook's JSON body: `text` (what chat-bot webhooks show) and the details. */
+export function noticeBody(notice: Notice): Record<string, unknown> {
+  const { notifiers: _notifiers, ...fields } = notice;
+  return { text: noticeText(notice), ...fields, answerCommand: answerCommand(notice), since: notice.since.toISOString() };
+}
