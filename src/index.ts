@@ -8,6 +8,9 @@ export { Dotplan, type CommandOptions, type WorkerStartOptions } from './operati
 export type { FromDot, FromTemplate } from './plans/prepare-plan.js';
 export { Worker, type WorkerEventMap, type QuestionAsked } from './worker/worker.js';
 export type { Tool, ToolContext, ToolCatalogue } from './tools/types.js';
+export { Announcer, type AnnouncerOptions } from './notify/announcer.js';
+export type { Notice } from './notify/notice.js';
+export type { NotifierConfig } from './notify/targets.js';
 export type { Config } from './config/defaults.js';
 export type { EventFeed, EventRecord, Following, NodeRecord, PlanRecord, EdgeRecord, RevisionRecord, WakeEvent } from './store/types.js';
 export { NODE_STATUSES, PLAN_STATUSES, NODE_TYPES, DRIVERS, EVENT_KINDS } from './model/types.js';

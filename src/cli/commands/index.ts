@@ -10,6 +10,7 @@ import { registerDemoCommand } from './demo.js';
 import { registerBenchCommand } from './bench.js';
 import { registerParseReplyCommand } from './parse-reply.js';
 import { registerLlmCommands } from './llm.js';
+import { registerNotifyCommands } from './notify.js';
 
 export type GetContext = (command: Command) => Promise<CliContext>;
 
@@ -24,4 +25,5 @@ export function registerCommands(program: Command, getContext: GetContext): void
   registerBenchCommand(program, getContext);
   registerParseReplyCommand(program, getContext);
   registerLlmCommands(program, getContext);
+  registerNotifyCommands(program, getContext);
 }
