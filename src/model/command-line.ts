@@ -8,3 +8,15 @@ import { quote } from 'shell-quote';
 export function commandLine(...args: readonly string[]): string {
   return args.map((arg) => quote([arg])).join(' ');
 }
+
+/**
+ * The command that answers something waiting for a person: a review is approved (`plan reject
+ * --reason` and `plan modify` are the other ways); a question is answered with its first option, or
+ * a placeholder to replace when it has none. Notices and `dotplan inbox` show the same line.
+ */
+export function answerCommand(item: { kind: 'question' | 'review'; planId: string; nodeId?: string; options?: readonly string[] }): string {
+  if (item.kind === 'review') return commandLine('dotplan', 'plan', 'approve', item.planId);
+  const answer = item.options?.[0];
+  const command = commandLine('dotplan', 'answer', item.planId, item.nodeId ?? '');
+  return answer === undefined ? `${command} "<your answer>"` : `${command} ${commandLine(answer)}`;
+}

@@ -1,4 +1,4 @@
-import { commandLine } from '../model/command-line.js';
+import { answerCommand } from '../model/command-line.js';
 
 /**
  * What a notice says: something waits for a person — a node's question or a plan's review — sent the
@@ -19,13 +19,6 @@ export interface Notice {
   notifiers?: string[];
 }
 
-/** The command that answers the question, or approves the plan. */
-export function answerCommand(notice: Pick<Notice, 'kind' | 'planId' | 'nodeId'>): string {
-  return notice.kind === 'review'
-    ? commandLine('dotplan', 'plan', 'approve', notice.planId)
-    : `${commandLine('dotplan', 'answer', notice.planId, notice.nodeId ?? '')} "<your answer>"`;
-}
-
 /** The notice in words: what waits, the options, and the command that answers it. */
 export function noticeText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notice>): string {
   const prefix = notice.reminder > 0 ? `Reminder (${notice.reminder}): ` : '';
@@ -33,7 +26,7 @@ export function noticeText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial
     return `${prefix}plan ${notice.planId} "${notice.planTitle ?? ''}" waits for your review\nApprove with: ${answerCommand({ kind: 'review', planId: notice.planId })} (or plan reject --reason, plan modify)`;
   }
   const options = notice.options?.length ? ` [${notice.options.join(' / ')}]` : '';
-  const command = answerCommand({ kind: 'question', planId: notice.planId, ...(notice.nodeId !== undefined ? { nodeId: notice.nodeId } : {}) });
+  const command = answerCommand({ ...notice, kind: 'question' });
   return `${prefix}plan ${notice.planId} asks: ${notice.question ?? `node ${notice.nodeId ?? ''} is waiting for an answer`}${options}\nAnswer with: ${command}`;
 }
 

@@ -2,7 +2,7 @@ import * as engine from '../engine/index.js';
 import type { Actor } from '../engine/step.js';
 import { parseOptions } from '../engine/commands.js';
 import { InvalidInputError } from '../errors/errors.js';
-import { commandLine } from '../model/command-line.js';
+import { answerCommand } from '../model/command-line.js';
 import type { PlanStatus } from '../model/types.js';
 import type { PlanRecord, Store } from '../store/types.js';
 import { applyRevision, type RevisionDeps } from './apply-revision.js';
@@ -83,10 +83,7 @@ export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]
       planTitle: item.planTitle,
       since: item.since,
       waitedMs: Math.max(0, now - item.since.getTime()),
-      command:
-        item.kind === 'review'
-          ? commandLine('dotplan', 'plan', 'approve', item.planId)
-          : commandLine('dotplan', 'answer', item.planId, item.nodeId!, options[0] ?? '<answer>'),
+      command: answerCommand({ ...item, options }),
     };
     if (item.nodeId !== undefined) entry.nodeId = item.nodeId;
     if (item.attributes?.question !== undefined) entry.question = item.attributes.question;

@@ -53,7 +53,7 @@ describe('notifiers', () => {
       expect(robot.received[0]!.url.searchParams.get('access_token')).toBe('abc');
       const content = (robot.received[0]!.json as { text: { content: string } }).text.content;
       expect(content).toContain('Reminder (2): plan p_1 asks: Ship release 1.2? [yes / no / later]');
-      expect(content).toContain('dotplan answer p_1 approve "<your answer>"');
+      expect(content).toContain('Answer with: dotplan answer p_1 approve yes');
 
       const wrong = await sendOne(target('dingtalk', url, { secret: 'not-the-secret' }), notice, policy);
       expect(wrong).toMatchObject({ ok: false, attempts: 1, error: 'answered error 310000 (sign not match)' });
@@ -105,7 +105,7 @@ describe('notifiers', () => {
         options: ['yes', 'no', 'later'],
         reminder: 2,
         since: '2026-11-23T10:00:00.000Z',
-        answerCommand: 'dotplan answer p_1 approve "<your answer>"',
+        answerCommand: 'dotplan answer p_1 approve yes',
       });
       expect(second!.headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-dotplan-event': 'question' });
       expect(second!.headers['x-dotplan-delivery']).toBe(first!.headers['x-dotplan-delivery']);
@@ -160,7 +160,10 @@ describe('notifiers', () => {
       const failing = await receiver({ status: 502 });
       const stop = new AbortController();
       const sending = sendOne(target('webhook', failing.url), notice, { retries: 5, retryDelayMs: 60_000, signal: stop.signal });
-      while (failing.received.length === 0) await new Promise((r) => setTimeout(r, 10));
+      for (let waited = 0; failing.received.length === 0; waited += 10) {
+        if (waited > 5_000) throw new Error('the first attempt never arrived');
+        await new Promise((r) => setTimeout(r, 10));
+      }
       stop.abort();
       expect(await sending).toMatchObject({ ok: false, attempts: 1, error: expect.stringContaining('not retried: the worker is stopping') });
     });
