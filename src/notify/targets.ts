@@ -35,7 +35,8 @@ export type ParsedNotifiers = { ok: true; value: NotifierConfig[] } | { ok: fals
 
 /**
  * Reads the list. `url`, `secret` and header values may be `env:NAME`, read from `env` so that
- * secrets stay out of the file; a missing variable is an error naming it.
+ * secrets stay out of the file; a variable that is not set marks the notifier `unresolved` (a worker
+ * refuses to start over it, other commands go on).
  */
 export function parseNotifiers(value: unknown, env: Record<string, string | undefined>): ParsedNotifiers {
   if (!Array.isArray(value))
