@@ -1,4 +1,5 @@
 import { ConflictError, InvalidInputError } from '../errors/errors.js';
+import { commaList } from '../model/attributes.js';
 import type { NodeStatus } from '../model/types.js';
 import { propagate } from './propagate.js';
 import type { Snapshot } from './snapshot.js';
@@ -41,7 +42,7 @@ export function answer(snapshot: Snapshot, id: string, text: string, by: Actor):
  * refused with the list. Without options, the text as given.
  */
 export function chosen(planId: string, id: string, attributes: Readonly<Record<string, string>> | undefined, text: string): string {
-  const options = parseOptions(attributes?.options);
+  const options = commaList(attributes?.options);
   if (options.length === 0) return text;
   const multiple = attributes?.multiple === 'true';
   const picked = (multiple ? text.split(',') : [text]).map((t) => t.trim()).filter((t) => t !== '');
@@ -54,14 +55,6 @@ export function chosen(planId: string, id: string, attributes: Readonly<Record<s
     );
   }
   return [...new Set(resolved as string[])].join(',');
-}
-
-/** A node's `options="approve,reject,later"`, trimmed, empty ones dropped. */
-export function parseOptions(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter((o) => o !== '');
 }
 
 /**

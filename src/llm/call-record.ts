@@ -1,4 +1,4 @@
-import type { LlmCallInput, LlmOutcome, LlmPurpose } from '../store/index.js';
+import type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose } from '../store/index.js';
 import type { LlmResult } from './client.js';
 import type { ChatMessage } from './prompt.js';
 
@@ -49,5 +49,20 @@ function base(context: CallContext) {
     ...(context.nodeId !== undefined ? { nodeId: context.nodeId } : {}),
     purpose: context.purpose,
     prompt: JSON.stringify(context.messages),
+  };
+}
+
+/** A stored call as `plan calls --json` and the run report show it (the report counts the problems instead). */
+export function callView(c: LlmCallRecord) {
+  return {
+    purpose: c.purpose,
+    ...(c.nodeId !== undefined ? { node: c.nodeId } : {}),
+    model: c.model,
+    promptTokens: c.promptTokens,
+    completionTokens: c.completionTokens,
+    ms: c.ms,
+    outcome: c.outcome,
+    ...(c.diagnostics !== undefined ? { diagnostics: c.diagnostics } : {}),
+    at: c.at.toISOString(),
   };
 }

@@ -154,3 +154,11 @@ export function describeIssues(error: z.ZodError): string {
     })
     .join('; ');
 }
+
+/** A comma-separated attribute (`options="approve,reject,later"`, a plan's `notify="ops,audit"`): trimmed, empty items dropped. */
+export function commaList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+}

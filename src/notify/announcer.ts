@@ -2,6 +2,7 @@ import type { EventInput } from '../engine/step.js';
 import { noticeText, type Notice } from './notice.js';
 import { sendAll, type SendResult } from './send.js';
 import { notifiersFor, type NotifierConfig } from './targets.js';
+import { plural } from '../model/plural.js';
 
 /**
  * A worker's notices, sent: printed on its console, then to every notifier the plan's notices go to
@@ -54,7 +55,7 @@ export class Announcer {
       onRetry: (target, attempt, error, waitMs) =>
         print(`notify: ${target.name} (${target.type}) attempt ${attempt} failed: ${error}; retrying in ${waitMs} ms`),
     });
-    for (const r of results) if (!r.ok) print(`notify: ${r.name} (${r.type}) failed after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}: ${r.error}`);
+    for (const r of results) if (!r.ok) print(`notify: ${r.name} (${r.type}) failed after ${plural(r.attempts, 'attempt')}: ${r.error}`);
     const known = this.options.targets.map((t) => t.name).join(', ') || 'none';
     const unknownResults = unknown.map((name) => ({
       name,
@@ -78,7 +79,7 @@ export class Announcer {
         driver: 'engine' as const,
         reason: c.ok
           ? `${what} sent to ${describe(c)}${c.attempts > 1 ? ` (attempt ${c.attempts})` : ''}`
-          : `${what} to ${describe(c)} failed${c.attempts > 0 ? ` after ${c.attempts} attempt${c.attempts === 1 ? '' : 's'}` : ''}: ${c.error}`,
+          : `${what} to ${describe(c)} failed${c.attempts > 0 ? ` after ${plural(c.attempts, 'attempt')}` : ''}: ${c.error}`,
         detail: { channel: c.name, type: c.type, ok: c.ok, attempts: c.attempts, reminder: notice.reminder },
       })),
     ).catch((error: Error) => print(`notify: the notice was sent but not recorded: ${error.message}`));

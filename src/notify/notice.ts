@@ -1,20 +1,14 @@
 import { answerCommand } from '../model/command-line.js';
+import type { Waiting } from '../model/waiting.js';
 
 /**
  * What a notice says: something waits for a person — a node's question or a plan's review — sent the
  * first time it starts waiting and at each reminder. Every notifier renders the same words (`text`);
  * the generic webhook also sends the fields.
  */
-export interface Notice {
-  kind: 'question' | 'review';
-  planId: string;
-  planTitle: string;
-  nodeId?: string;
-  question?: string;
-  options?: string[];
+export interface Notice extends Waiting {
   /** 0: the first notice; n: the n-th reminder. */
   reminder: number;
-  since: Date;
   /** The plan's `notify` graph attribute: the configured notifiers (by name) its notices go to. */
   notifiers?: string[];
 }

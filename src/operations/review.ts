@@ -1,8 +1,8 @@
 import * as engine from '../engine/index.js';
 import type { Actor } from '../engine/step.js';
-import { parseOptions } from '../engine/commands.js';
 import { InvalidInputError } from '../errors/errors.js';
 import { answerCommand } from '../model/command-line.js';
+import { waitingFrom, type Waiting } from '../model/waiting.js';
 import type { PlanStatus } from '../model/types.js';
 import type { PlanRecord, Store } from '../store/types.js';
 import { applyRevision, type RevisionDeps } from './apply-revision.js';
@@ -19,14 +19,7 @@ type Person = Actor & { driver: 'person'; name: string };
 export type Modification = { dot: string; source?: string } | { suggestion: string };
 
 /** One thing waiting for a person, as `dotplan inbox` lists it. */
-export interface InboxEntry {
-  kind: 'question' | 'review';
-  planId: string;
-  planTitle: string;
-  nodeId?: string;
-  question?: string;
-  options?: string[];
-  since: Date;
+export interface InboxEntry extends Waiting {
   waitedMs: number;
   /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
   command: string;
@@ -76,19 +69,8 @@ export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]
   if (planId !== undefined) await store.plans.get(planId);
   const now = Date.now();
   return (await store.plans.waiting(planId)).map((item) => {
-    const options = parseOptions(item.attributes?.options);
-    const entry: InboxEntry = {
-      kind: item.kind,
-      planId: item.planId,
-      planTitle: item.planTitle,
-      since: item.since,
-      waitedMs: Math.max(0, now - item.since.getTime()),
-      command: answerCommand({ ...item, options }),
-    };
-    if (item.nodeId !== undefined) entry.nodeId = item.nodeId;
-    if (item.attributes?.question !== undefined) entry.question = item.attributes.question;
-    if (options.length > 0) entry.options = options;
-    return entry;
+    const waiting = waitingFrom(item);
+    return { ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting) };
   });
 }
 

@@ -11,6 +11,8 @@ import type { Driver, NodeStatus } from '../model/types.js';
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
 import type { LlmCallEntry, NodeEntry, QuestionEntry, ReviewEntry, RunReport, TimelineEntry } from './types.js';
+import { callView } from '../llm/call-record.js';
+import { plural } from '../model/plural.js';
 
 /** What the report reads: the part of `Dotplan` it needs. */
 export interface ReportSource {
@@ -199,19 +201,6 @@ function questionEntry(n: NodeRecord, events: readonly EventRecord[]): QuestionE
 }
 
 function callEntry(c: LlmCallRecord): LlmCallEntry {
-  return {
-    purpose: c.purpose,
-    ...(c.nodeId !== undefined ? { node: c.nodeId } : {}),
-    model: c.model,
-    promptTokens: c.promptTokens,
-    completionTokens: c.completionTokens,
-    ms: c.ms,
-    outcome: c.outcome,
-    ...(Array.isArray(c.diagnostics) ? { problems: c.diagnostics.length } : {}),
-    at: c.at.toISOString(),
-  };
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
+  const { diagnostics, ...call } = callView(c);
+  return { ...call, ...(Array.isArray(diagnostics) ? { problems: diagnostics.length } : {}) };
 }

@@ -11,6 +11,7 @@ import { renderSvg } from '../render/index.js';
 import { REPORT_CSS } from './html-style.js';
 import { cut, formatAttempts, formatMs, formatTime, moreNote, planDuration, wholeValues } from './text.js';
 import type { RunReport } from './types.js';
+import { plural } from '../model/plural.js';
 
 /** The page, with `graph` (the plan with its live state: `Dotplan.liveGraph`) drawn in it. */
 export async function reportHtml(report: RunReport, graph: PlanGraph): Promise<string> {
@@ -148,9 +149,9 @@ function llmCalls({ llm }: RunReport): string {
     td(esc(c.model)),
     td(`${c.promptTokens} + ${c.completionTokens}`, 'num'),
     td(String(c.ms), 'num'),
-    td(esc(c.outcome + (c.problems !== undefined ? ` (${c.problems} problem${c.problems === 1 ? '' : 's'})` : ''))),
+    td(esc(c.outcome + (c.problems !== undefined ? ` (${plural(c.problems, 'problem')})` : ''))),
   ]);
-  const total = `<p>Total: ${llm.totalTokens} tokens (${llm.promptTokens} prompt + ${llm.completionTokens} completion) in ${llm.calls.length} call${llm.calls.length === 1 ? '' : 's'}.</p>`;
+  const total = `<p>Total: ${llm.totalTokens} tokens (${llm.promptTokens} prompt + ${llm.completionTokens} completion) in ${plural(llm.calls.length, 'call')}.</p>`;
   return section('llm', 'LLM calls', table(['#', 'Purpose', 'Node', 'Model', 'Tokens (prompt + completion)', 'ms', 'Outcome'], rows) + total);
 }
 

@@ -6,6 +6,7 @@
  */
 import type { RunReport } from './types.js';
 import { cut, formatAttempts, formatMs, formatTime, moreNote, planDuration, wholeValues } from './text.js';
+import { plural } from '../model/plural.js';
 
 export function reportMarkdown(report: RunReport): string {
   const { plan } = report;
@@ -110,9 +111,9 @@ function llmCalls({ llm }: RunReport): string {
     mdText(c.model),
     `${c.promptTokens} + ${c.completionTokens}`,
     String(c.ms),
-    c.outcome + (c.problems !== undefined ? ` (${c.problems} problem${c.problems === 1 ? '' : 's'})` : ''),
+    c.outcome + (c.problems !== undefined ? ` (${plural(c.problems, 'problem')})` : ''),
   ]);
-  const total = `Total: ${llm.totalTokens} tokens (${llm.promptTokens} prompt + ${llm.completionTokens} completion) in ${llm.calls.length} call${llm.calls.length === 1 ? '' : 's'}.`;
+  const total = `Total: ${llm.totalTokens} tokens (${llm.promptTokens} prompt + ${llm.completionTokens} completion) in ${plural(llm.calls.length, 'call')}.`;
   return `## LLM calls\n\n${table(['#', 'Purpose', 'Node', 'Model', 'Tokens (prompt + completion)', 'ms', 'Outcome'], rows)}\n\n${total}`;
 }
 

@@ -4,6 +4,7 @@
  * short form messages use. The data (`RunReport`, the json format) keeps every value whole.
  */
 import { formatDuration } from '../model/duration.js';
+import { plural } from '../model/plural.js';
 
 /** Characters of a value the report shows before cutting it. */
 export const SHOWN_CHARS = 300;
@@ -23,7 +24,7 @@ export function cut(value: string, limit = SHOWN_CHARS): Shown {
 
 /** The note after a cut value: `… (N more characters; see `<command>`)`. */
 export function moreNote(more: number, command: string): string {
-  return `… (${more} more character${more === 1 ? '' : 's'}; see \`${command}\`)`;
+  return `… (${plural(more, 'more character')}; see \`${command}\`)`;
 }
 
 /** Where each cut value can be read whole. */

@@ -1,6 +1,7 @@
 import { decodeText } from './text.js';
 import { parseJsonObject } from './rows.js';
 import type { Db } from './sql/executor.js';
+import type { WaitingItem } from './types.js';
 
 /**
  * What waits for a person and when it is due for a notice (issue 9): nodes waiting for an answer in
@@ -9,17 +10,11 @@ import type { Db } from './sql/executor.js';
  * value it read: of several workers that see the same notice due, one wins, so each interval gets
  * one notice in all — a stored column, not a timer in each process.
  */
-export interface DueNotice {
-  kind: 'question' | 'review';
-  planId: string;
-  planTitle: string;
+/** A question or review due a notice: what waits (`since`: the node's or plan's last update), and the plan's attributes (remindEvery, notify...). */
+export interface DueNotice extends WaitingItem {
   planAttributes: Record<string, string>;
-  nodeId?: string;
-  attributes?: Record<string, string>;
   /** The `remind_at` read (null: never announced); the claim succeeds only if it still holds. */
   remindAt: number | null;
-  /** When it started waiting (the node's or plan's last update). */
-  since: Date;
 }
 
 export interface AttentionQueue {

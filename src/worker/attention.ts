@@ -1,6 +1,7 @@
 import * as engine from '../engine/index.js';
-import { parseOptions } from '../engine/commands.js';
+import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
+import { waitingFrom } from '../model/waiting.js';
 import type { Notice } from '../notify/notice.js';
 import type { DueNotice, Store } from '../store/index.js';
 
@@ -77,13 +78,6 @@ function timeoutAt(item: DueNotice): { at: number; why: string } | undefined {
 }
 
 function notice(item: DueNotice, reminder: number): Notice {
-  const out: Notice = { kind: item.kind, planId: item.planId, planTitle: item.planTitle, reminder, since: item.since };
-  if (item.nodeId !== undefined) out.nodeId = item.nodeId;
-  const question = item.attributes?.question;
-  if (question !== undefined) out.question = question;
-  const options = parseOptions(item.attributes?.options);
-  if (options.length > 0) out.options = options;
   const notifiers = item.planAttributes.notify;
-  if (notifiers !== undefined) out.notifiers = parseOptions(notifiers); // comma-separated, as options are
-  return out;
+  return { ...waitingFrom(item), reminder, ...(notifiers !== undefined ? { notifiers: commaList(notifiers) } : {}) };
 }

@@ -3,6 +3,7 @@ import type { ApplyReport } from '../../operations/decide-revision.js';
 import { formatDiff } from '../../revisions/format-diff.js';
 import type { CliContext } from '../context.js';
 import { printJson } from '../io.js';
+import { plural } from '../../model/plural.js';
 
 /** Every problem of a refused edit, one line each: where (file:line), what, and the fix. */
 export function problemLines(report: ApplyReport, source: string): string[] {
@@ -32,14 +33,14 @@ export function printReport(ctx: CliContext, id: string, report: ApplyReport, so
   }
   for (const line of problems) ctx.io.err(line);
   if (problems.length > 0) {
-    ctx.io.err(`${source}: not applied (${problems.length} problem${problems.length === 1 ? '' : 's'}); the plan is unchanged`);
+    ctx.io.err(`${source}: not applied (${plural(problems.length, 'problem')}); the plan is unchanged`);
     return;
   }
   if (report.changes.length === 0) {
     ctx.io.out(`no change (${baseText(report)})`);
     return;
   }
-  const count = `${report.changes.length} change${report.changes.length === 1 ? '' : 's'}`;
+  const count = plural(report.changes.length, 'change');
   const diff = formatDiff(report.changes, { color: process.stdout.isTTY });
   if (report.applied) ctx.io.out(`plan ${id}: revision ${report.revision} applied (${count}, ${baseText(report)})\n${diff}`);
   else ctx.io.out(`dry run: would apply ${count} (${baseText(report)}); nothing changed\n${diff}`);

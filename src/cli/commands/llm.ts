@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors/errors.js';
 import { loadScript, startScriptedServer } from '../../llm/scripted-server.js';
 import type { GetContext } from './index.js';
+import { plural } from '../../model/plural.js';
 
 /**
  * `dotplan llm ...`: helpers around the LLM endpoint. `llm serve` runs the scripted
@@ -41,8 +42,4 @@ export function registerLlmCommands(program: Command, getContext: GetContext): v
           (unmatched > 0 ? `; ${plural(unmatched, 'request')} matched no reply` : ''),
       );
     });
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }

@@ -7,6 +7,7 @@ import { APPLY_TIME_CODES, failsReply, parseReply, placeInReply, type ParsedRepl
 import { validateGraph, type ValidateOptions } from '../../validate/index.js';
 import { printJson, readInput } from '../io.js';
 import type { GetContext } from './index.js';
+import { plural } from '../../model/plural.js';
 
 /**
  * `dotplan parse-reply`: checks an LLM reply (SPEC §6) the way the engine reads it — the codec, the
@@ -51,7 +52,7 @@ export function registerParseReplyCommand(program: Command, getContext: GetConte
         ctx.io.err(`${source}: note: errors ${codes} depend on where the reply is applied; parse-reply does not fail on them, applying the reply does`);
       }
       if (!valid) {
-        ctx.io.err(`${source}: the reply cannot be used (${count(failing.length, 'error')})`);
+        ctx.io.err(`${source}: the reply cannot be used (${plural(failing.length, 'error')})`);
         return;
       }
       const { parsed, graph } = result;
@@ -62,7 +63,7 @@ export function registerParseReplyCommand(program: Command, getContext: GetConte
         [
           `${source}: ${parsed.id !== null ? `plan ${parsed.id}` : 'a new plan (no *id)'}`,
           `update log: ${firstLine === '' ? '(none)' : firstLine}${parsed.updateLog.includes('\n') ? ' ...' : ''}`,
-          `${count(graph.nodes.length, 'node')}, ${count(graph.edges.length, 'edge')}; ${count(deferred.length, 'error')} checked when applied, ${count(warnings, 'warning')}`,
+          `${plural(graph.nodes.length, 'node')}, ${plural(graph.edges.length, 'edge')}; ${plural(deferred.length, 'error')} checked when applied, ${plural(warnings, 'warning')}`,
         ].join('\n'),
       );
     });
@@ -109,8 +110,4 @@ function planJson(graph: PlanGraph) {
     }),
     edges: graph.edges.map((edge) => ({ from: edge.from, to: edge.to, ...(edge.attributes['when'] !== undefined ? { when: edge.attributes['when'] } : {}) })),
   };
-}
-
-function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

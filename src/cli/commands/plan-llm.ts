@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { callView } from '../../llm/call-record.js';
 import type { LlmCallRecord } from '../../store/index.js';
 import { formatTable, printJson } from '../io.js';
 import type { GetContext } from './index.js';
+import { plural } from '../../model/plural.js';
 
 /** `plan calls`: the calls a reflection plan made to the model — and, with --script, a script that replays them offline. */
 export function registerPlanLlmCommands(plan: Command, getContext: GetContext): void {
@@ -19,19 +21,7 @@ export function registerPlanLlmCommands(plan: Command, getContext: GetContext): 
         return;
       }
       if (opts.json) {
-        printJson(ctx.io, {
-          calls: calls.map((c) => ({
-            purpose: c.purpose,
-            ...(c.nodeId !== undefined ? { node: c.nodeId } : {}),
-            model: c.model,
-            promptTokens: c.promptTokens,
-            completionTokens: c.completionTokens,
-            ms: c.ms,
-            outcome: c.outcome,
-            ...(c.diagnostics !== undefined ? { diagnostics: c.diagnostics } : {}),
-            at: c.at.toISOString(),
-          })),
-        });
+        printJson(ctx.io, { calls: calls.map(callView) });
         return;
       }
       if (calls.length === 0) {
@@ -48,7 +38,7 @@ export function registerPlanLlmCommands(plan: Command, getContext: GetContext): 
             c.model,
             `${c.promptTokens}+${c.completionTokens}`,
             String(c.ms),
-            c.outcome + (Array.isArray(c.diagnostics) ? ` (${c.diagnostics.length} problem${c.diagnostics.length === 1 ? '' : 's'})` : ''),
+            c.outcome + (Array.isArray(c.diagnostics) ? ` (${plural(c.diagnostics.length, 'problem')})` : ''),
           ]),
         ]),
       );
