@@ -5,13 +5,14 @@ import { ValidationError, formatDiagnostic, type Diagnostic } from '../model/dia
 import type { PlanGraph } from '../model/types.js';
 import { applyRevision } from '../operations/apply-revision.js';
 import type { ApplyReport } from '../operations/decide-revision.js';
+import { VERIFICATION_FAILED } from '../execute/verify.js';
 import { mergeLiveState } from '../plans/plan-view.js';
 import type { LlmPurpose, LlmWork, Store } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { LlmClient, LlmResult } from './client.js';
 import { answeredCall, failedCall } from './call-record.js';
 import { answerMessages, planMessages, refusalMessages, type ChatMessage } from './prompt.js';
-import { parseReply } from './reply.js';
+import { parseReply, placeInReply } from './reply.js';
 import { nothingToRun, reusedIds } from './reply-rules.js';
 
 /** Limits of a reflection plan's LLM work (config `reflection.*`); a plan's graph attributes of the same names override them. */
@@ -41,7 +42,7 @@ export class Planner {
     }
     const replans = countReplans(graph);
     if (replans > limits.maxReplans) {
-      return this.#answer(work, goal, graph, limits, `verification failed ${replans} times (maxReplans=${limits.maxReplans})`);
+      return this.#answer(work, goal, graph, limits, signal, `${VERIFICATION_FAILED} ${replans} times (maxReplans=${limits.maxReplans})`);
     }
 
     const purpose: LlmPurpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
@@ -64,7 +65,7 @@ export class Planner {
         const after = await store.plans.editable(work.planId);
         const now = this.#graph(work.planId, after.revision.number, after.revision.dot, after.nodes);
         // Nothing left to run and no node finished meanwhile (else a rewrite sees it first): the answer ends the work.
-        if (!active(now) && (await store.llm.due(work.planId)) <= work.due) return this.#answer(work, goal, now, limits);
+        if (!active(now) && (await store.llm.due(work.planId)) <= work.due) return this.#answer(work, goal, now, limits, signal);
         return store.llm.done(work);
       }
       await store.llm.refused(work);
@@ -86,13 +87,20 @@ export class Planner {
       return { applied: false, revision: null, base: null, changes: [], conflicts: [], diagnostics: error.diagnostics };
     }
     const { current, removed } = await this.#ids(work.planId);
-    return applyRevision(this.deps, work.planId, parsed.dot, {
+    const report = await applyRevision(this.deps, work.planId, parsed.dot, {
       by: { driver: 'llm', name: this.deps.client.model },
       source: 'the reply',
       base: { revision, asOfEvent },
       reason: parsed.updateLog.trim() || 'LLM rewrite',
       check: (next) => [...reusedIds(next, current, removed), ...nothingToRun(next)],
     });
+    // Lines as the model wrote them: counted from the reply's start, not from its DOT block.
+    const shift = parsed.dotLine - 1;
+    return {
+      ...report,
+      diagnostics: report.diagnostics.map((d) => placeInReply(d, reply, parsed)),
+      conflicts: report.conflicts.map((c) => (c.line !== undefined ? { ...c, line: c.line + shift } : c)),
+    };
   }
 
   /** The reviewer's latest suggestion, if it came after the latest revision. */
@@ -110,19 +118,20 @@ export class Planner {
   }
 
   /** The final answer from the results; the plan completes with it (or fails, when it ends for `why`). */
-  async #answer(work: LlmWork, goal: string, graph: PlanGraph, limits: ReflectionLimits, why?: string): Promise<void> {
+  async #answer(work: LlmWork, goal: string, graph: PlanGraph, limits: ReflectionLimits, signal?: AbortSignal, why?: string): Promise<void> {
     const messages = answerMessages(
       why ? `${goal}\n\n(The plan stops here: ${why}. Explain what was found and what could not be done.)` : goal,
       graph,
       limits.resultChars,
     );
-    const call = await this.#call(work, 'answer', messages);
+    const call = await this.#call(work, 'answer', messages, signal);
     if (!call) return;
     await this.#record(work, 'answer', messages, call, 'ok');
     await this.deps.store.llm.setResult(work.planId, call.value);
     await this.#end(work, why ? 'failed' : 'completed', why ?? 'the LLM wrote the final answer');
   }
 
+  /** Ends the work: a running plan completes or fails; a plan under review stays there, the requests served. */
   async #end(work: LlmWork, to: 'completed' | 'failed', reason: string): Promise<void> {
     await this.deps.store.plans.change(work.planId, {}, (snapshot) => (snapshot.plan.status === 'running' ? engine.conclude(snapshot, to, reason) : undefined));
     await this.deps.store.llm.done(work);
@@ -134,12 +143,16 @@ export class Planner {
     try {
       return await this.deps.client.chat(messages, signal ? { signal } : {});
     } catch (error) {
+      // Stopped (shutdown, or a lost lease: another worker has it): not the endpoint's failure; the work stays due.
+      if (signal?.aborted) return undefined;
       const message = error instanceof Error ? error.message : String(error);
       await this.deps.store.llm.record(failedCall({ planId: work.planId, purpose, messages }, this.deps.client.model, started, error));
       await this.deps.store.llm.refused(work);
-      await this.deps.store.llm.release(work);
+      // The last attempt ends the work while this worker still holds it (a plan under review keeps waiting for its reviewer).
       if (work.attempts + 1 >= this.#limits((await this.deps.store.plans.get(work.planId)).attributes).maxRewriteAttempts) {
         await this.#end(work, 'failed', `the LLM endpoint kept failing: ${message}`);
+      } else {
+        await this.deps.store.llm.release(work);
       }
       return undefined;
     }
@@ -176,7 +189,7 @@ function active(graph: PlanGraph): boolean {
 
 /** Nodes that failed their verification (each one a re-plan). */
 function countReplans(graph: PlanGraph): number {
-  return graph.nodes.filter((n) => n.attributes.status === 'failed' && (n.attributes.error ?? '').startsWith('verification failed')).length;
+  return graph.nodes.filter((n) => n.attributes.status === 'failed' && (n.attributes.error ?? '').startsWith(VERIFICATION_FAILED)).length;
 }
 
 function conflictDiagnostic(p: ApplyReport['conflicts'][number]): Diagnostic {

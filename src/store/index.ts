@@ -42,7 +42,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
     queue: new SqlWorkQueue(db, writer),
     events: new SqlEventFeed(db, wakes),
-    llm: new SqlLlmQueue(db, wakes),
+    llm: new SqlLlmQueue(db),
     attention: new SqlAttentionQueue(db),
     async close() {
       if (closed) return;

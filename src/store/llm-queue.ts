@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeText, encodeText } from './text.js';
 import { forUpdate, type Db, type Queryable } from './sql/executor.js';
-import type { Wakes } from './wake.js';
 
 /**
  * The LLM's work on reflection plans (SPEC §6): a plan whose nodes finished since its last rewrite
@@ -56,8 +55,6 @@ export interface LlmQueue {
   refused(work: LlmWork): Promise<void>;
   /** Given back unserved (an error): the lease released, the requests stay due. */
   release(work: LlmWork): Promise<void>;
-  /** One more request (a new reflection plan wants its first plan). */
-  request(planId: string): Promise<void>;
   /** Requests due now (some may have arrived while the work was served). */
   due(planId: string): Promise<number>;
   /** Records a call and adds its tokens to the plan's spending. */
@@ -71,10 +68,7 @@ export interface LlmQueue {
 const FREE = `mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW)`;
 
 export class SqlLlmQueue implements LlmQueue {
-  constructor(
-    private readonly db: Db,
-    private readonly wakes: Wakes,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async claim(owner: string, leaseMs: number): Promise<LlmWork | undefined> {
     const token = randomUUID();
@@ -113,11 +107,6 @@ export class SqlLlmQueue implements LlmQueue {
       work.planId,
       work.token,
     ]);
-  }
-
-  async request(planId: string): Promise<void> {
-    await this.db.run(`UPDATE plans SET llm_due = llm_due + 1 WHERE id = ?`, [planId]);
-    this.wakes.emit([{ reason: 'llm', planId }]);
   }
 
   async due(planId: string): Promise<number> {
