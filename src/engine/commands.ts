@@ -19,7 +19,7 @@ export function answer(snapshot: Snapshot, id: string, text: string, by: Actor):
   const b = new StepBuilder(snapshot);
   const before = b.node(id);
   if (before.status === 'done' && before.answer !== undefined) {
-    if (before.answer.trim() === text.trim()) return undefined;
+    if (before.answer.trim() === text.trim() || before.answer === sameChoice(snapshot.plan.id, id, before.attributes, text)) return undefined;
     throw new ConflictError(
       `node ${JSON.stringify(id)} of plan ${snapshot.plan.id} was already answered ${JSON.stringify(before.answer)}; a different answer is not accepted`,
     );
@@ -106,4 +106,13 @@ function operatorMove(snapshot: Snapshot, id: string, to: NodeStatus, by: Actor,
   if (plan.status === 'failed') b.movePlan('running', by, `resumed by ${by.name ?? 'an operator'}`, null);
   propagate(b, [{ id, before }], candidates);
   return b.build();
+}
+
+/** The answer `text` would be stored as, or undefined when it is not one of the node's options. */
+function sameChoice(planId: string, id: string, attributes: Readonly<Record<string, string>> | undefined, text: string): string | undefined {
+  try {
+    return chosen(planId, id, attributes, text);
+  } catch {
+    return undefined;
+  }
 }

@@ -7,7 +7,7 @@
  */
 export { finishAttempts, expireLeases, type AttemptEnd, type AttemptResult, type ExpiredLease, type FinishOptions } from './attempts.js';
 export { answer, answerTimedOut, retry, skip } from './commands.js';
-export { start, pause, resume, cancel, settle, conclude, approve, reject, reviewTimedOut, type PlanFacts } from './plan-steps.js';
+export { start, pause, resume, cancel, settle, conclude, approve, reject, reviewTimedOut, suggest, type PlanFacts } from './plan-steps.js';
 export { initialSnapshot, LIVE_ATTRIBUTES } from './initial-state.js';
 export { revise, type Revised } from './revise.js';
 export { isFinished, isTaken, readinessOf, type Readiness } from './readiness.js';

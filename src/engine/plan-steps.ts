@@ -77,9 +77,9 @@ export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
  * A reflection plan ends by the LLM's work (SPEC §6): `completed` once the final answer is written,
  * `failed` when its replies kept being refused, its token budget is spent or it re-planned too often.
  */
-export function conclude(snapshot: Snapshot, to: 'completed' | 'failed', reason: string, error?: string): Step {
+export function conclude(snapshot: Snapshot, to: 'completed' | 'failed', reason: string): Step {
   const b = new StepBuilder(snapshot);
-  b.movePlan(to, ENGINE, reason, to === 'failed' ? (error ?? reason) : null);
+  b.movePlan(to, ENGINE, reason, to === 'failed' ? reason : null);
   return b.build();
 }
 
@@ -93,7 +93,7 @@ export function approve(snapshot: Snapshot, by: Actor, reason: string, candidate
   b.note({ kind: 'review', driver: by.driver, actor: by.name, reason, detail: { decision: 'approved' } });
   b.movePlan('running', by, reason);
   propagate(b, [], candidates);
-  return { ...b.build(), settle: b.plan.mode === 'workflow' };
+  return { ...b.build(), settle: true };
 }
 
 /** Nobody decided within the plan's `reviewTimeout`: the engine applies `onReviewTimeout` (reject unless it says approve), once. */
@@ -105,7 +105,18 @@ export function reviewTimedOut(snapshot: Snapshot, why: string, candidates: read
   b.note({ kind: 'review', driver: 'engine', reason, detail: { decision: approve ? 'approved' : 'rejected', timeout: true } });
   b.movePlan(approve ? 'running' : 'rejected', ENGINE, reason);
   if (approve) propagate(b, [], candidates);
-  return { ...b.build(), settle: approve && b.plan.mode === 'workflow' };
+  return { ...b.build(), settle: approve };
+}
+
+/**
+ * A reviewer's suggestion for a reflection plan waiting for review: a `review` event with the text,
+ * and a request for the LLM in the same step (the planner reads the suggestion from that event). The
+ * plan keeps waiting for review.
+ */
+export function suggest(snapshot: Snapshot, by: Actor, suggestion: string): Step {
+  const b = new StepBuilder(snapshot);
+  b.note({ kind: 'review', driver: by.driver, actor: by.name, reason: suggestion, detail: { decision: 'modify', suggestion } });
+  return { ...b.build(), askLlm: true };
 }
 
 /** A reviewer rejects a plan waiting for review: it ends `rejected` and nothing of it ever runs. */

@@ -47,21 +47,21 @@ export async function reject(store: Store, planId: string, by: Person, reason: s
  * plan waits for review again.
  */
 export async function modify(deps: RevisionDeps, planId: string, change: Modification, by: Person, reason?: string): Promise<ApplyReport | PlanRecord> {
-  const plan = await deps.store.plans.get(planId);
-  awaitingReview(plan.id, plan.status, 'modified');
   if ('dot' in change) {
+    awaitingReview(planId, (await deps.store.plans.get(planId)).status, 'modified');
     return applyRevision(deps, planId, change.dot, { by, source: change.source ?? '<modification>', reason: reason ?? `modified in review by ${by.name}` });
   }
-  if (plan.mode !== 'reflection') {
-    throw new InvalidInputError(
-      `plan ${planId} is a workflow plan: no LLM rewrites it, so a suggestion has no one to act on it; give the change as DOT (--dot <file>)`,
-    );
-  }
   if (!change.suggestion.trim()) throw new InvalidInputError('--suggestion is empty: say what the plan should change');
-  await deps.store.events.append([
-    { planId, kind: 'review', driver: 'person', actor: by.name, reason: change.suggestion, detail: { decision: 'modify', suggestion: change.suggestion } },
-  ]);
-  await deps.store.llm.request(planId);
+  // The check and the request in one step: a decision that lands first makes this one refused, not half-applied.
+  await deps.store.plans.change(planId, {}, (snapshot) => {
+    awaitingReview(planId, snapshot.plan.status, 'modified');
+    if (snapshot.plan.mode !== 'reflection') {
+      throw new InvalidInputError(
+        `plan ${planId} is a workflow plan: no LLM rewrites it, so a suggestion has no one to act on it; give the change as DOT (--dot <file>)`,
+      );
+    }
+    return engine.suggest(snapshot, by, change.suggestion);
+  });
   return deps.store.plans.get(planId);
 }
 

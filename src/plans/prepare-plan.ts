@@ -84,6 +84,16 @@ export async function preparePlan(
   };
 }
 
+/**
+ * `--review`: the plan as if it said review="required" — in its graph and in revision 1's text, so that
+ * `plan show` shows it and later revisions (an edit, the LLM's rewrite) keep it.
+ */
+export function requireReview(prepared: CreatePlanInput): CreatePlanInput {
+  if (prepared.graph.attributes.review === 'required') return prepared;
+  const graph: PlanGraph = { ...prepared.graph, attributes: { ...prepared.graph.attributes, review: 'required' } };
+  return { ...prepared, graph, dot: withComments(authoredComments(prepared.dot), graph) };
+}
+
 /** A plain DOT file with declared parameters must give every required one a default. */
 function refuseUnfilledParams(graph: PlanGraph, source: string): void {
   const missing = declared(graph)

@@ -5,6 +5,9 @@
  * lists what waits for a person across plans, oldest first. Real worker processes.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeReply } from '../../src/llm/reply.js';
+import { startScriptedServer } from '../../src/llm/scripted-server.js';
+import { runDotplan } from '../support/cli.js';
 import { openWorkspace, statuses, workflow, type Workspace } from './workspace.js';
 
 const twoSteps = workflow('reviewed', {
@@ -47,6 +50,62 @@ describe('plan review and questions', () => {
     expect((await ws.store.events.list(rejected)).find((e) => e.kind === 'review')).toMatchObject({ actor: 'rita', detail: { decision: 'rejected' } });
   });
 
+  it("sends a reviewer's suggestion on a reflection plan to the LLM, whose new plan waits for review again", async () => {
+    const look = 'look [type="function", toolCode="echo", toolInput="ACME", status="ready"];';
+    const filter = 'europe [type="function", toolCode="echo", toolInput="Europe: {{nodes.look.output}}", status="pending"]; look -> europe;';
+    const server = await startScriptedServer({
+      script: {
+        replies: [
+          { content: writeReply({ updateLog: 'Look it up.', dot: `digraph G {\n  ${look}\n}` }) },
+          // A ready node is not the LLM's to change (SPEC §9): it adds a step after it.
+          { match: 'only European', content: writeReply({ id: 'x', updateLog: 'Europe only, as asked.', dot: `digraph G {\n  ${look}\n  ${filter}\n}` }) },
+        ],
+      },
+    });
+    try {
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model' };
+      const cli = async (args: string[]) => {
+        const run = await runDotplan(args, { cwd: ws.dir, env });
+        expect(run.code, `dotplan ${args.join(' ')}: ${run.stderr}`).toBe(0);
+        return run.stdout;
+      };
+      const { id } = JSON.parse(await cli(['plan', 'create', '--goal', 'Where does ACME sell?', '--review', '--json'])) as { id: string };
+      await cli(['worker', '--until-idle', '--quiet']); // the LLM's first plan, for the reviewer to see
+      expect((await ws.store.plans.node(id, 'look')).attributes.toolInput).toBe('ACME');
+
+      expect(await cli(['plan', 'modify', id, '--suggestion', 'Count only European sales', '--by', 'rita'])).toMatch(
+        /the suggestion goes to the LLM; the plan waits for review again/,
+      );
+      await cli(['worker', '--until-idle', '--quiet']);
+      const asked = JSON.stringify(server.requests.at(-1)?.body);
+      expect(asked).toContain('Count only European sales'); // the model was shown the suggestion
+      expect(await statuses(ws, id)).toEqual({ plan: 'awaiting_review', look: 'ready', europe: 'pending' }); // nothing ran: it waits for review again
+      expect(server.remaining()).toBe(0);
+      expect((await ws.store.plans.revisions(id)).map((r) => r.author)).toEqual(['person', 'llm', 'llm']);
+      expect((await ws.store.events.list(id)).find((e) => e.kind === 'review')).toMatchObject({
+        actor: 'rita',
+        detail: { decision: 'modify', suggestion: 'Count only European sales' },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops asking an endpoint that keeps failing for a plan under review after maxRewriteAttempts; the plan keeps waiting', async () => {
+    const server = await startScriptedServer({ script: { replies: [{ status: 500, content: 'overloaded', repeat: true }] } });
+    try {
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model', OPENAI_MAX_RETRIES: '0' };
+      const created = await runDotplan(['plan', 'create', '--goal', 'Where does ACME sell?', '--review', '--json'], { cwd: ws.dir, env });
+      const { id } = JSON.parse(created.stdout) as { id: string };
+      const worker = await runDotplan(['worker', '--until-idle', '--quiet'], { cwd: ws.dir, env, timeoutMs: 20_000 });
+      expect(worker.code, worker.stderr).toBe(0);
+      expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(3); // reflection.maxRewriteAttempts, not a loop
+      expect((await ws.store.plans.get(id)).status).toBe('awaiting_review');
+    } finally {
+      await server.close();
+    }
+  });
+
   it("takes a reviewer's DOT as a revision by the person and keeps the plan waiting for review", async () => {
     const id = await createReviewed();
     const shown = await ws.ok(['plan', 'show', id, '--format', 'dot']);
@@ -55,6 +114,9 @@ describe('plan review and questions', () => {
     expect(await statuses(ws, id)).toEqual({ plan: 'awaiting_review', a: 'pending', b: 'pending' });
     expect((await ws.store.plans.node(id, 'b')).attributes.toolInput).toBe('B, reviewed');
     expect((await ws.store.plans.revisions(id)).map((r) => r.author)).toEqual(['person', 'person']);
+    // --review is part of the plan's text, so the revision made from `plan show` keeps it.
+    expect(shown).toMatch(/review="?required"?/);
+    expect((await ws.store.plans.get(id)).attributes.review).toBe('required');
     const suggestion = await ws.dotplan(['plan', 'modify', id, '--suggestion', 'do less']);
     expect(suggestion.code).toBe(1);
     expect(suggestion.stderr).toMatch(/workflow plan: no LLM rewrites it/);
@@ -95,6 +157,8 @@ describe('plan review and questions', () => {
     expect(wrong.stderr).toContain('takes one of "approve", "reject", "later"; "maybe" is not among them');
     await ws.ok(['answer', asks, 'ask', 'Approve']);
     expect((await ws.store.plans.node(asks, 'ask')).answer).toBe('approve'); // written as the option is
+    await ws.ok(['answer', asks, 'ask', 'APPROVE']); // the same choice again, spelled differently: accepted, nothing changes
+    expect((await ws.dotplan(['answer', asks, 'ask', 'later'])).stderr).toContain('was already answered "approve"');
     expect((await ws.dotplan(['worker', '--until-idle'])).code).toBe(0);
     expect(await statuses(ws, asks)).toEqual({ plan: 'completed', ask: 'done', ship: 'done', hold: 'skipped' });
     expect((JSON.parse(await ws.ok(['inbox', '--json'])) as unknown[]).length).toBe(1); // only the review is left
