@@ -35,15 +35,6 @@ export interface ReplyParts {
 export const LOG_MARKER = '@epupdatelog@';
 export const PLAN_MARKER = '@EP@';
 
-/** The codes `parseReply` throws, with what they mean. */
-export const REPLY_CODES = {
-  REPLY_NO_PLAN: 'the reply has no @EP@ block',
-  REPLY_UNCLOSED: 'an @EP@ block is never closed',
-  REPLY_TWO_PLANS: 'the reply has more than one @EP@ block',
-  REPLY_NOT_DIGRAPH: 'the @EP@ block holds something that is not a digraph (nothing, JSON, an undirected graph, ...)',
-  REPLY_LOG_UNCLOSED: 'an @epupdatelog@ block is never closed',
-} as const;
-
 /**
  * Validator codes whose verdict depends on where the reply is applied, not on the plan's own shape:
  * which tools the applying process has registered (TOOL_UNKNOWN), which node types its engine runs

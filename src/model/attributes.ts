@@ -68,6 +68,8 @@ export const toolCallsSchema = z
 export const PLAN_MODES = ['workflow', 'reflection'] as const;
 export const ON_FAILURE = ['stop', 'continue'] as const;
 export const REVIEW = ['required', 'none'] as const;
+export const ON_REVIEW_TIMEOUT = ['reject', 'approve'] as const;
+export const BOOLEAN = ['true', 'false'] as const;
 /** How a function node's output is checked before it counts as done (node attribute, plan default as a graph attribute). */
 export const VERIFY = ['none', 'nonEmpty', 'json', 'llm'] as const;
 export const verifySchema = z.enum(VERIFY);
@@ -90,7 +92,7 @@ export const nodeAttributesSchema = z.looseObject({
   question: z.string().optional(),
   /** The answers a person may give, comma-separated (`multiple=true`: several of them). */
   options: z.string().optional(),
-  multiple: optional(z.enum(['true', 'false'], { error: 'must be true or false' })),
+  multiple: optional(z.enum(BOOLEAN, { error: 'must be true or false' })),
   /** Waiting for an answer: a reminder every this long; after answerTimeout the engine takes `default` (or fails the node). */
   remindEvery: optional(durationSchema),
   answerTimeout: optional(durationSchema),
@@ -118,7 +120,7 @@ export const graphAttributesSchema = z.looseObject({
   /** Waiting for review: a reminder every remindEvery; after reviewTimeout the engine applies onReviewTimeout (default reject). */
   remindEvery: optional(durationSchema),
   reviewTimeout: optional(durationSchema),
-  onReviewTimeout: optional(z.enum(['reject', 'approve'], { error: 'must be reject or approve' })),
+  onReviewTimeout: optional(z.enum(ON_REVIEW_TIMEOUT, { error: 'must be reject or approve' })),
   /** The configured notifiers (by name, comma-separated) this plan's notices go to; `none`: the console only. Default: all. */
   notify: z.string().optional(),
   retries: optional(retriesSchema),
@@ -155,7 +157,7 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** A comma-separated attribute (`options="approve,reject,later"`, a plan's `notify="ops,audit"`): trimmed, empty items dropped. */
+/** A comma-separated list (`options="approve,reject,later"`, a plan's `notify="ops,audit"`, list settings): trimmed, empty items dropped. */
 export function commaList(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')

@@ -1,5 +1,5 @@
 /**
- * Every diagnostic code the DOT reader and the validator produce, with what it means. Codes are
+ * Every diagnostic code the DOT reader, the validator and the LLM reply codec produce, with what it means. Codes are
  * stable: scripts and the README rely on them.
  */
 export const DIAGNOSTIC_CODES = {
@@ -38,8 +38,18 @@ export const DIAGNOSTIC_CODES = {
   REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
   PARAM_UNDECLARED: "{{params.x}} names a parameter the graph's `params` does not declare",
   WHEN_INVALID: 'an edge `when` condition that cannot be read',
-  GRAPH_ATTRIBUTE_INVALID: '`mode`, `onFailure` or `review` has a value that is not allowed',
+  GRAPH_ATTRIBUTE_INVALID:
+    '`mode`, `onFailure`, `review`, `onReviewTimeout` or `verify` has a value that is not allowed, or a reflection limit (`maxRewriteAttempts`, `maxReplans`, `maxTokens`, `resultChars`) is not a whole number',
+  ATTRIBUTE_INVALID: "a node's `verify` or `multiple` has a value that is not allowed",
   PARAMS_INVALID: "the graph's `params` declaration cannot be read",
+  // LLM replies (src/llm/reply.ts, reply-rules.ts)
+  REPLY_NO_PLAN: 'the reply has no @EP@ block',
+  REPLY_UNCLOSED: 'an @EP@ block is never closed',
+  REPLY_TWO_PLANS: 'the reply has more than one @EP@ block',
+  REPLY_NOT_DIGRAPH: 'the @EP@ block holds something that is not a digraph (nothing, JSON, an undirected graph, ...)',
+  REPLY_LOG_UNCLOSED: 'an @epupdatelog@ block is never closed',
+  REPLY_NOTHING_TO_RUN: 'a reflection plan left with pending nodes but none ready, running or waiting (it would stall)',
+  REPLY_ID_REUSED: 'a new node reuses the id of a node an earlier revision removed',
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

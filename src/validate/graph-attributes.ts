@@ -1,12 +1,21 @@
-import { ON_FAILURE, PLAN_MODES, REVIEW, VERIFY } from '../model/attributes.js';
+import { ON_FAILURE, ON_REVIEW_TIMEOUT, PLAN_MODES, REVIEW, VERIFY } from '../model/attributes.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { parseParamDeclarations } from '../model/params.js';
 import { q, type Check } from './context.js';
 import { suggestFix } from './suggest.js';
 
-const CHOICES: Readonly<Record<string, readonly string[]>> = { mode: PLAN_MODES, onFailure: ON_FAILURE, review: REVIEW, verify: VERIFY };
+const CHOICES: Readonly<Record<string, readonly string[]>> = {
+  mode: PLAN_MODES,
+  onFailure: ON_FAILURE,
+  review: REVIEW,
+  onReviewTimeout: ON_REVIEW_TIMEOUT,
+  verify: VERIFY,
+};
 
-/** Plan-level settings: `mode`, `onFailure`, `review` take one of their values; `params` parses. */
+/** Reflection limits a plan may set over the configuration (`reflection.*`), with the least each allows. */
+const LIMITS: Readonly<Record<string, number>> = { maxRewriteAttempts: 1, maxReplans: 0, maxTokens: 0, resultChars: 1 };
+
+/** Plan-level settings: `mode`, `onFailure`, `review`, `onReviewTimeout`, `verify` take one of their values; the reflection limits are whole numbers; `params` parses. */
 export const checkGraphAttributes: Check = (ctx) => {
   const out: Diagnostic[] = [];
   const attributes = ctx.graph.attributes;
@@ -19,6 +28,17 @@ export const checkGraphAttributes: Check = (ctx) => {
       message: `graph attribute ${attribute}=${q(value)} is not allowed (allowed: ${allowed.join(', ')})`,
       attribute,
       fix: suggestFix(value, allowed, `write ${attribute}="${allowed[0]}"`),
+    });
+  }
+  for (const [attribute, least] of Object.entries(LIMITS)) {
+    const value = attributes[attribute];
+    if (value === undefined || (/^\d+$/.test(value.trim()) && Number(value) >= least)) continue;
+    out.push({
+      code: 'GRAPH_ATTRIBUTE_INVALID',
+      severity: 'error',
+      message: `graph attribute ${attribute}=${q(value)} is not a whole number of at least ${least}`,
+      attribute,
+      fix: `write ${attribute}="${least === 0 ? 0 : 3}"${attribute === 'maxTokens' ? ' (0: no budget)' : ''}, or leave it out to use the setting reflection.${attribute}`,
     });
   }
   const params = parseParamDeclarations(attributes['params']);

@@ -164,6 +164,20 @@ describe('graph structure', () => {
     expect(result.diagnostics[0]!.fix).toContain('did you mean "workflow"?');
   });
 
+  it('checks the review timeout policy, the reflection limits, and the choices of a node', () => {
+    const result = check(
+      `onReviewTimeout=approved; maxTokens="10k"; maxRewriteAttempts=0; maxReplans=2; a [${F}, verify=jsno, status=pending]; q [type=confirm, question="ok?", multiple=yes, status=pending]`,
+    );
+    expect(result.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.node ?? '', d.attribute])).toEqual([
+      ['ATTRIBUTE_INVALID', 'a', 'verify'],
+      ['ATTRIBUTE_INVALID', 'q', 'multiple'],
+      ['GRAPH_ATTRIBUTE_INVALID', '', 'onReviewTimeout'],
+      ['GRAPH_ATTRIBUTE_INVALID', '', 'maxRewriteAttempts'],
+      ['GRAPH_ATTRIBUTE_INVALID', '', 'maxTokens'],
+    ]);
+    expect(result.diagnostics.find((d) => d.attribute === 'maxTokens')!.message).toBe('graph attribute maxTokens="10k" is not a whole number of at least 0');
+  });
+
   it('checks a hand-built graph: duplicate ids and edges to nodes that are not there', () => {
     const graph: PlanGraph = {
       strict: false,
@@ -228,6 +242,7 @@ describe('diagnostic codes', () => {
     const sources = ['structure', 'cycles', 'requirements', 'tools', 'policy', 'references', 'edges', 'graph-attributes']
       .map((m) => readFileSync(new URL(`../../src/validate/${m}.ts`, import.meta.url), 'utf8'))
       .concat(['read', 'parse-errors'].map((m) => readFileSync(new URL(`../../src/dot/${m}.ts`, import.meta.url), 'utf8')))
+      .concat(['reply', 'reply-rules'].map((m) => readFileSync(new URL(`../../src/llm/${m}.ts`, import.meta.url), 'utf8')))
       .join('\n');
     const used = new Set([...sources.matchAll(/'([A-Z][A-Z_]+_[A-Z_]+|DOT_[A-Z_]+|CYCLE)'/g)].map((m) => m[1]!));
     expect([...used].filter((c) => !(c in DIAGNOSTIC_CODES))).toEqual([]);
