@@ -2,13 +2,13 @@ import * as engine from '../engine/index.js';
 import { authoredAttributes } from '../engine/initial-state.js';
 import type { Config } from '../config/defaults.js';
 import { dotLimits } from '../config/dot-limits.js';
-import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
 import { livePlanGraph, mergeLiveState } from '../plans/plan-view.js';
+import { revisionGraph } from '../revisions/revision-graphs.js';
 import { authoredComments, editableDot, withComments } from '../revisions/edit-file.js';
 import { diffPlans, type PlanChange } from '../revisions/diff.js';
 import type { ApplyReport } from './decide-revision.js';
 import { applyRevision } from './apply-revision.js';
-import { preparePlan, type FromDot, type FromGoal, type FromTemplate } from '../plans/prepare-plan.js';
+import { preparePlan, requireReview, type FromDot, type FromGoal, type FromTemplate } from '../plans/prepare-plan.js';
 import type { LlmCallRecord } from '../store/index.js';
 import type { EdgeRecord, EventFeed, EventRecord, NodeRecord, PlanRecord, RevisionRecord, Store } from '../store/types.js';
 import type { Driver, PlanGraph, PlanStatus } from '../model/types.js';
@@ -70,8 +70,7 @@ export class Dotplan {
   async create(input: FromTemplate | FromDot | FromGoal, options: CommandOptions & { review?: boolean } = {}): Promise<PlanRecord> {
     const prepared = await preparePlan(this.tools, input, options.by ?? defaultActor(), dotLimits(this.config));
     // --review: as review="required" in the plan (a reflection plan's LLM still writes it first).
-    if (options.review) prepared.graph = { ...prepared.graph, attributes: { ...prepared.graph.attributes, review: 'required' } };
-    return this.store.plans.create(prepared);
+    return this.store.plans.create(options.review ? requireReview(prepared) : prepared);
   }
 
   /** Answers a node waiting for a person; the same answer again is accepted, a different one refused. */
@@ -164,7 +163,7 @@ export class Dotplan {
    */
   async revert(planId: string, number: number, options: CommandOptions & { dryRun?: boolean } = {}): Promise<ApplyReport> {
     const [old, nodes] = await Promise.all([this.revision(planId, number), this.nodes(planId)]);
-    const graph = mergeLiveState(readDot(old.dot, { source: `plan ${planId} revision ${number}`, ...NO_DOT_LIMITS }), nodes);
+    const graph = mergeLiveState(revisionGraph(planId, old.number, old.dot), nodes);
     return this.apply(planId, withComments(authoredComments(old.dot), graph), {
       ...options,
       source: `revision ${number}`,
@@ -212,7 +211,7 @@ export class Dotplan {
     const [a, b] = await Promise.all([this.revision(planId, from), this.revision(planId, to)]);
     // Structure only: the live fields a revision was written with are a snapshot of the run, whose moves `plan events` lists.
     const read = (r: RevisionRecord): PlanGraph => {
-      const graph = readDot(r.dot, { source: `plan ${planId} revision ${r.number}`, ...NO_DOT_LIMITS });
+      const graph = revisionGraph(planId, r.number, r.dot);
       return { ...graph, nodes: graph.nodes.map((n) => ({ ...n, attributes: authoredAttributes(n.attributes) })) };
     };
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
@@ -238,7 +237,7 @@ export class Dotplan {
    */
   async show(planId: string): Promise<string> {
     const [{ revision, nodes, asOfEvent }, plan] = await Promise.all([this.store.plans.editable(planId), this.store.plans.get(planId)]);
-    const graph = mergeLiveState(readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}`, ...NO_DOT_LIMITS }), nodes);
+    const graph = mergeLiveState(revisionGraph(planId, revision.number, revision.dot), nodes);
     return editableDot(graph, {
       planId,
       revision: revision.number,

@@ -1,6 +1,6 @@
-import { NO_DOT_LIMITS, readDot } from '../dot/index.js';
 import { authoredAttributes } from '../engine/initial-state.js';
 import { liveAttributes } from '../revisions/base.js';
+import { revisionGraph } from '../revisions/revision-graphs.js';
 import type { PlanGraph } from '../model/types.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.js';
 
@@ -10,7 +10,7 @@ import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.j
  */
 export async function livePlanGraph(store: Store, planId: string): Promise<PlanGraph> {
   const [revision, nodes] = await Promise.all([store.plans.revision(planId), store.plans.nodes(planId)]);
-  const graph = readDot(revision.dot, { source: `plan ${planId} revision ${revision.number}`, ...NO_DOT_LIMITS });
+  const graph = revisionGraph(planId, revision.number, revision.dot);
   return mergeLiveState(graph, nodes);
 }
 

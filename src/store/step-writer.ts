@@ -89,7 +89,8 @@ export class StepWriter {
   async #settle(q: Queryable, { step, plan }: PlannedStep, persisted: Persisted): Promise<boolean> {
     if (!step.settle || [...persisted.handed, ...persisted.claimed].some((c: ClaimedNode) => c.planId === step.planId)) return false;
     const status = step.planChange && persisted.planMoves.has(step.planId) ? step.planChange.to : plan.status;
-    if (FINISHED_PLAN_STATUSES.has(status)) return false;
+    // Only a workflow plan ends by itself (a reflection plan ends by the LLM's work): no facts to read for others.
+    if (FINISHED_PLAN_STATUSES.has(status) || plan.mode !== 'workflow') return false;
     const settled = settle({ ...plan, status }, await planFacts(q, step.planId));
     if (!settled) return false;
     const writes = toWriteSet([settled], () => undefined);
