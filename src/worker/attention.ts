@@ -22,7 +22,8 @@ export class Attention {
 
   constructor(
     private readonly store: Store,
-    private readonly options: { remindEveryMs: number; send: (notice: Notice) => void },
+    /** `sends`: whether anyone takes notices now; a worker nobody listens to claims none (they stay due for one that sends them). */
+    private readonly options: { remindEveryMs: number; send: (notice: Notice) => void; sends: () => boolean },
   ) {}
 
   /**
@@ -42,6 +43,7 @@ export class Attention {
         await this.#timeOut(item, timeout.why);
         continue;
       }
+      if (!this.options.sends()) continue;
       const next = Math.min(now + this.#interval(item), timeout?.at ?? Infinity);
       if (!(await this.store.attention.claim(item, next))) continue; // another worker sent it
       const reminder = item.remindAt === null ? 0 : Math.max(1, Math.round((now - item.since.getTime()) / this.#interval(item)));
@@ -50,9 +52,9 @@ export class Attention {
     return 0;
   }
 
-  /** When the next notice is due (for the worker's wake-up timer). */
-  nextDue(): Promise<Date | undefined> {
-    return this.store.attention.nextDue();
+  /** When the next notice is due (for the worker's wake-up timer); none when nobody takes notices (timeouts then wait for the poll). */
+  async nextDue(): Promise<Date | undefined> {
+    return this.options.sends() ? this.store.attention.nextDue() : undefined;
   }
 
   #interval(item: DueNotice): number {

@@ -94,7 +94,11 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
-    this.attention = new Attention(options.store, { remindEveryMs: options.remindEveryMs ?? 3_600_000, send: (notice) => this.emit('notice', notice) });
+    this.attention = new Attention(options.store, {
+      remindEveryMs: options.remindEveryMs ?? 3_600_000,
+      send: (notice) => this.emit('notice', notice),
+      sends: () => this.listenerCount('notice') > 0,
+    });
     if (options.planner) {
       this.llm = new LlmSlot(options.store, options.planner, {
         owner: this.owner,
@@ -294,7 +298,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const notices = await this.attention.nextDue();
     if (notices && (!outlook.nextWakeAt || notices < outlook.nextWakeAt)) this.#wakeAt(notices);
     if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0 && !llmLeft) {
-      await this.attention.sweep(true); // what started waiting is announced before an --until-idle worker leaves
+      if (this.options.untilIdle) await this.attention.sweep(true); // what started waiting is announced before an --until-idle worker leaves
       this.emit('worker:idle');
       if (this.options.untilIdle) {
         this.idleResolve?.();
