@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { DotplanError, UsageError } from '../errors/errors.js';
 import { DEFAULT_CONFIG_FILE, defaultConfig, type Config } from './defaults.js';
 import { DEFAULT_NOTIFY_TIMEOUT_MS } from '../notify/targets.js';
-import { fromJson, fromText, SETTINGS, splitList, type ConfigFlags, type Env, type Setting } from './settings.js';
+import { commaList } from '../model/attributes.js';
+import { fromJson, fromText, SETTINGS, type ConfigFlags, type Env, type Setting } from './settings.js';
 
 export type { ConfigFlags } from './settings.js';
 
@@ -38,7 +39,13 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
     const raw = setting.flag ? flags[setting.flag] : undefined;
     if (raw === undefined) continue;
     const flag = setting.flagName ?? `--${setting.flag}`;
-    const parsed = Array.isArray(raw) ? fromJson(setting.kind, raw.flatMap(splitList), cwd) : fromText(setting.kind, String(raw), cwd);
+    const parsed = Array.isArray(raw)
+      ? fromJson(
+          setting.kind,
+          raw.flatMap((item) => commaList(item)),
+          cwd,
+        )
+      : fromText(setting.kind, String(raw), cwd);
     try {
       apply(config, setting, parsed, `${flag} ${JSON.stringify(String(raw))}`);
     } catch (error) {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import cron from 'node-cron';
+import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { parseNotifiers } from '../notify/targets.js';
 
@@ -84,7 +85,7 @@ export function fromText(kind: Kind, text: string, baseDir: string, env: Env = {
       }
     case 'list':
     case 'paths':
-      return fromJson(kind, splitList(text), baseDir);
+      return fromJson(kind, commaList(text), baseDir);
     case 'positiveInt':
     case 'count':
       return /^\s*\d+\s*$/.test(text) ? fromJson(kind, Number(text), baseDir) : { ok: false, reason: describe(kind) };
@@ -141,11 +142,4 @@ function describe(kind: Kind): string {
     case 'notifiers':
       return 'must be a list of notifiers such as [{"type": "slack", "url": "https://hooks.slack.com/services/…"}]';
   }
-}
-
-export function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
 }

@@ -15,7 +15,7 @@ import type { NotifierConfig } from './targets.js';
  *   `sign` = base64(HMAC-SHA256 keyed by "<timestamp>\n<secret>" of nothing) in the body.
  * - slack: `{"text"}` to an incoming webhook.
  */
-export interface NoticeRequest {
+interface NoticeRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -57,17 +57,17 @@ export function buildRequest(target: NotifierConfig, notice: Notice, delivery: s
 }
 
 /** `sha256=<hex>`: HMAC-SHA256 of the raw body with the shared secret. */
-export function webhookSignature(secret: string, body: string): string {
+function webhookSignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** DingTalk: base64 of HMAC-SHA256 over "<timestamp ms>\n<secret>", keyed by the secret. */
-export function dingtalkSign(secret: string, timestampMs: number): string {
+function dingtalkSign(secret: string, timestampMs: number): string {
   return createHmac('sha256', secret).update(`${timestampMs}\n${secret}`).digest('base64');
 }
 
 /** Feishu / Lark: base64 of HMAC-SHA256 keyed by "<timestamp s>\n<secret>" over an empty message. */
-export function feishuSign(secret: string, timestampSeconds: number): string {
+function feishuSign(secret: string, timestampSeconds: number): string {
   return createHmac('sha256', `${timestampSeconds}\n${secret}`).update('').digest('base64');
 }
 

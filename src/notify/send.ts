@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config/defaults.js';
+import { MAX_RETRY_DELAY_MS } from '../engine/retry-policy.js';
+import { parseDuration } from '../model/duration.js';
 import { buildRequest, readVerdict, type Verdict } from './formats.js';
 import type { Notice } from './notice.js';
 import type { NotifierConfig } from './targets.js';
@@ -13,12 +16,17 @@ import type { NotifierConfig } from './targets.js';
 export interface SendPolicy {
   /** Further attempts after a retryable failure. */
   retries: number;
-  /** Wait before the first retry; doubles each time (±25 % jitter); a 429's Retry-After is honoured up to a minute. */
+  /** Wait before the first retry; doubles each time (±25 % jitter, at most the node retries' 10 min cap); a 429's Retry-After is honoured up to a minute. */
   retryDelayMs: number;
   /** Aborts waits and requests in flight (the worker is stopping). */
   signal?: AbortSignal;
   /** Told of each failed attempt that will be retried. */
   onRetry?: (target: NotifierConfig, attempt: number, error: string, waitMs: number) => void;
+}
+
+/** The retry policy of the `notify` settings (retryDelay was checked when the configuration was read). */
+export function sendPolicy(notify: Pick<Config['notify'], 'retries' | 'retryDelay'>): SendPolicy {
+  return { retries: notify.retries, retryDelayMs: parseDuration(notify.retryDelay) ?? 1_000 };
 }
 
 export interface SendResult {
@@ -42,7 +50,7 @@ export async function sendOne(target: NotifierConfig, notice: Notice, policy: Se
     const result = { name: target.name, type: target.type, attempts };
     if (verdict.ok) return { ...result, ok: true };
     if (!verdict.retry || attempts > policy.retries || policy.signal?.aborted) return { ...result, ok: false, error: verdict.error };
-    const backoff = policy.retryDelayMs * 2 ** (attempts - 1) * (0.75 + Math.random() * 0.5);
+    const backoff = Math.min(MAX_RETRY_DELAY_MS, policy.retryDelayMs * 2 ** Math.min(attempts - 1, 30)) * (0.75 + Math.random() * 0.5);
     const waitMs = Math.round(Math.max(backoff, Math.min(retryAfterMs ?? 0, 60_000)));
     policy.onRetry?.(target, attempts, verdict.error, waitMs);
     try {

@@ -106,7 +106,9 @@ function readSecret(value: unknown, field: string, env: Record<string, string | 
   const name = value.slice(4);
   if (!/^[A-Za-z_]\w*$/.test(name)) return new Error(`"${field}": "${value}" must name an environment variable, such as env:DINGTALK_SECRET`);
   const text = env[name];
-  return text === undefined || text === '' ? new Missing(`"${field}" names the environment variable ${name}, which is not set`) : text;
+  return text === undefined || text === ''
+    ? new Missing(`"${field}" names the environment variable ${name}, which is not set; set it where the worker runs`)
+    : text;
 }
 
 class Missing {

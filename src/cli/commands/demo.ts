@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
+import { UsageError } from '../../errors/errors.js';
 import type { Dotplan } from '../../operations/dotplan.js';
 import { endsPlan, type NodeRecord } from '../../store/index.js';
 import { parseSetFlags } from '../../templates/index.js';
@@ -24,7 +25,10 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
     .option('--reflection', 'run a reflection plan offline instead: the LLM is a scripted server replaying a recorded run')
     .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      if (opts.reflection) return runReflectionDemo(ctx, opts.json === true);
+      if (opts.reflection) {
+        if (opts.set || opts.template !== DEMO_TEMPLATE) throw new UsageError('--reflection runs its own recorded plan: it takes no --template or --set');
+        return runReflectionDemo(ctx, opts.json === true);
+      }
       const dotplan = await ctx.dotplan();
       const values = opts.set ? parseSetFlags(opts.set) : opts.template === DEMO_TEMPLATE ? DEMO_VALUES : {};
       const started = Date.now();

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors/errors.js';
-import { parseDuration } from '../../model/duration.js';
+import { commaList } from '../../model/attributes.js';
 import type { Notice } from '../../notify/notice.js';
-import { sendAll } from '../../notify/send.js';
-import { assertNotifiersReady } from '../../notify/targets.js';
+import { sendAll, sendPolicy } from '../../notify/send.js';
+import { assertNotifiersReady, notifiersFor } from '../../notify/targets.js';
 import { formatTable } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -21,16 +21,15 @@ export function registerNotifyCommands(program: Command, getContext: GetContext)
     .option('--json', 'print the results as JSON')
     .action(async (opts: { name?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const { targets: configured, retries, retryDelay } = ctx.config.notify;
-      const names = opts.name?.split(',').map((n) => n.trim());
-      const unknown = names?.filter((n) => !configured.some((t) => t.name === n)) ?? [];
+      const configured = ctx.config.notify.targets;
+      const { targets, unknown } = notifiersFor(configured, opts.name !== undefined ? commaList(opts.name) : undefined);
       if (unknown.length > 0)
         throw new UsageError(
           `--name: no notifier named ${unknown.map((n) => `"${n}"`).join(', ')}; configured: ${configured.map((t) => t.name).join(', ') || 'none'}`,
         );
-      const targets = names ? configured.filter((t) => names.includes(t.name)) : configured;
       if (targets.length === 0) {
-        ctx.io.err('no notifier is configured: notices go to the worker\'s console only (see "notify" in the README)');
+        if (opts.json) ctx.io.out('[]');
+        ctx.io.err('no notifier is configured: notices go to the worker\'s console only (see "Notifications" in the README)');
         return;
       }
       assertNotifiersReady(targets);
@@ -44,7 +43,7 @@ export function registerNotifyCommands(program: Command, getContext: GetContext)
         reminder: 0,
         since: new Date(),
       };
-      const results = await sendAll(targets, notice, { retries, retryDelayMs: parseDuration(retryDelay) ?? 1_000 });
+      const results = await sendAll(targets, notice, sendPolicy(ctx.config.notify));
       if (opts.json) ctx.io.out(JSON.stringify(results));
       else
         ctx.io.out(

@@ -34,7 +34,8 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
       ) => {
         if ([opts.template, opts.dot, opts.goal].filter((o) => o !== undefined).length !== 1)
           throw new InvalidInputError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
-        if (opts.dot && opts.set) throw new InvalidInputError('--set goes with --template; a DOT file carries its own values');
+        if (opts.set && !opts.template)
+          throw new InvalidInputError(`--set goes with --template; ${opts.dot ? 'a DOT file carries its own values' : 'a --goal plan is written by the LLM'}`);
         const ctx = await getContext(command);
         const dotplan = await ctx.dotplan();
         const title = opts.title !== undefined ? { title: opts.title } : {};

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { parseDuration } from '../../model/duration.js';
 import { Announcer } from '../../notify/announcer.js';
+import { sendPolicy } from '../../notify/send.js';
 import { assertNotifiersReady } from '../../notify/targets.js';
 import { ProgressPrinter } from '../../worker/progress.js';
 import type { Worker } from '../../worker/worker.js';
@@ -20,16 +20,15 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
     .option('--quiet', 'print no progress')
     .action(async (opts: { untilIdle?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const ctx = await getContext(command);
+      const { targets } = ctx.config.notify;
+      assertNotifiersReady(targets); // before the database is opened: nothing is created for a worker that cannot start
       const dotplan = await ctx.dotplan();
       const worker = dotplan.worker({ untilIdle: opts.untilIdle === true });
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
       worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
-      const { targets, retries, retryDelay } = ctx.config.notify;
-      assertNotifiersReady(targets);
       const announcer = new Announcer({
         targets,
-        retries,
-        retryDelayMs: parseDuration(retryDelay) ?? 1_000,
+        ...sendPolicy(ctx.config.notify),
         print: (line) => ctx.io.err(line),
         record: (events) => dotplan.events.append(events),
       });
