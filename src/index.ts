@@ -1,19 +1,65 @@
 /**
- * dotplan as a library (`import { openDotplan } from 'dotplan'`): `openDotplan()` gives the use
- * cases (create, answer, retry, skip, cancel, pause, resume, reads), the event feed and an
- * in-process worker running the application's tools. See the README's "Programmatic API".
+ * dotplan as a library (`import { openDotplan } from 'dotplan'`): {@link openDotplan} gives a
+ * {@link Dotplan} — the use cases (create, answer, retry, skip, cancel, pause, resume, review, edits,
+ * reads, validate, render, report), the audit log ({@link DotplanEvents}) and an in-process
+ * {@link Worker} running the application's tools. Every method checks its arguments and refuses a
+ * wrong one with an {@link InvalidArgumentError}; every refusal is a {@link DotplanError} with a `code`.
+ *
+ * @packageDocumentation
  */
+
+// Opening dotplan, and its use cases.
 export { openDotplan, withDefaults, type OpenDotplanOptions, type ConfigOverrides } from './operations/open.js';
-export { Dotplan, type CommandOptions, type WorkerStartOptions } from './operations/dotplan.js';
-export type { FromDot, FromTemplate } from './plans/prepare-plan.js';
+export { Dotplan, type CreatedPlan, type InboxEntry, type Modification } from './operations/dotplan.js';
+export type {
+  ApplyOptions,
+  CommandOptions,
+  CreateOptions,
+  RenderInput,
+  RerunOptions,
+  RevertOptions,
+  RevisionDiff,
+  RevisionEntry,
+  WorkerStartOptions,
+} from './operations/options.js';
+export { DotplanEvents, type EventQuery } from './operations/events.js';
+export type { RenderFormat, ReportFormat } from './operations/views.js';
+export type { FromDot, FromGoal, FromTemplate } from './plans/prepare-plan.js';
+export type { ApplyReport, EditProblem } from './operations/decide-revision.js';
+export type { RightsProblem } from './revisions/rights.js';
+export type { Conflict } from './revisions/merge.js';
+export type { EdgeKey, PlanChange } from './revisions/diff.js';
+export type { ValidationResult } from './validate/types.js';
+export type { Waiting } from './model/waiting.js';
+export type { Wait } from './plans/waits-for.js';
+
+// Running plans in the application's process.
 export { Worker, type WorkerEventMap, type QuestionAsked } from './worker/worker.js';
-export type { Tool, ToolContext, ToolCatalogue } from './tools/types.js';
+export type { ToolLog } from './worker/tool-logs.js';
+export type { Tool, ToolContext, ToolCatalogue, ToolInputSchema } from './tools/types.js';
 export { Announcer, type AnnouncerOptions } from './notify/announcer.js';
 export type { Notice } from './notify/notice.js';
-export type { NotifierConfig } from './notify/targets.js';
+export { NOTIFIER_TYPES, type NotifierConfig, type NotifierType } from './notify/targets.js';
 export type { Config } from './config/defaults.js';
-export type { EventFeed, EventRecord, Following, NodeRecord, PlanRecord, EdgeRecord, RevisionRecord, WakeEvent } from './store/types.js';
-export { NODE_STATUSES, PLAN_STATUSES, NODE_TYPES, DRIVERS, EVENT_KINDS } from './model/types.js';
+
+// What the methods return.
+export type { Backend, EdgeRecord, EventRecord, Following, NodeRecord, PlanRecord, RevisionRecord } from './store/types.js';
+export type { LlmCallRecord, LlmCallInput, LlmPurpose, LlmOutcome } from './store/llm-queue.js';
+export type { EventInput } from './engine/step.js';
+export type { Attributes, GraphCluster, GraphEdge, GraphNode, PlanGraph, SourceLocation } from './model/types.js';
+export { NODE_STATUSES, PLAN_STATUSES, NODE_TYPES, DRIVERS, EVENT_KINDS, REVISION_AUTHORS } from './model/types.js';
 export type { NodeStatus, PlanStatus, Driver, EventKind, NodeType, RevisionAuthor } from './model/types.js';
-export { DotplanError, NotFoundError, ConflictError, InvalidInputError, UsageError, ToolError, type ErrorCode } from './errors/errors.js';
-export { ValidationError, type Diagnostic } from './model/diagnostics.js';
+
+// Errors.
+export {
+  DotplanError,
+  NotFoundError,
+  ConflictError,
+  InvalidInputError,
+  InvalidArgumentError,
+  UsageError,
+  ToolError,
+  ERROR_CODES,
+  type ErrorCode,
+} from './errors/errors.js';
+export { ValidationError, type Diagnostic, type Severity } from './model/diagnostics.js';

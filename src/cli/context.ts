@@ -21,8 +21,12 @@ export interface CliContext {
   readonly config: Config;
   readonly io: CliIO;
   tools(): Promise<ToolRegistry>;
-  /** The use cases, on the configured database. */
-  dotplan(): Promise<Dotplan>;
+  /**
+   * The use cases, on the configured database. Only `create: true` (commands that make plans, the
+   * worker) makes a database that does not exist yet; without it a missing SQLite file reads as
+   * empty and nothing is created.
+   */
+  dotplan(options?: { create?: boolean }): Promise<Dotplan>;
   /** A command sets this to exit non-zero without an error (e.g. `validate` on an invalid plan). */
   exitCode: number;
   close(): Promise<void>;
@@ -39,21 +43,21 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
       concurrency: flags.concurrency,
       leaseMs: flags.leaseMs,
     },
-    env: process.env,
-    cwd: process.cwd(),
+    env: io.env,
+    cwd: io.cwd,
   });
   let tools: Promise<ToolRegistry> | undefined;
   let dotplan: Promise<Dotplan> | undefined;
-  const getTools = () => (tools ??= createRegistry({ userModules: config.tools, http: config.http, cwd: process.cwd() }));
+  const getTools = () => (tools ??= createRegistry({ userModules: config.tools, http: config.http, cwd: io.cwd }));
   return {
     config,
     io,
     exitCode: 0,
     tools: getTools,
-    dotplan: () =>
+    dotplan: (options = {}) =>
       (dotplan ??= (async () => {
         const registry = await getTools();
-        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: process.cwd() }), registry, config);
+        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true }), registry, config, io.cwd);
       })()),
     async close() {
       if (dotplan) await (await dotplan.catch(() => undefined))?.close();

@@ -18,6 +18,7 @@ export interface Config {
    * Default: []. Env `DOTPLAN_TOOLS` (comma-separated), flag `--tools`.
    */
   tools: string[];
+  /** The built-in `http` tool. */
   http: {
     /**
      * Hosts the `http` tool may call: `api.example.com`, `127.0.0.1:8080`, `*.example.com`, `*`.
@@ -25,6 +26,7 @@ export interface Config {
      */
     allowHosts: string[];
   };
+  /** Workers: how often they look for work, how many nodes they run, how long their leases last. */
   worker: {
     /** node-cron schedule of the safety-net poll (wake-ups do the rest). Default: every 30 s. Env `DOTPLAN_POLL`, flag `--poll`. */
     poll: string;
@@ -46,6 +48,7 @@ export interface Config {
     /** Abort an attempt after this long. Default: undefined (no limit). Env `DOTPLAN_TIMEOUT`. */
     timeout?: string;
   };
+  /** Notices of questions and reviews: reminders, notifiers, their retries. */
   notify: {
     /** How often a person is reminded of an unanswered question. Default: '1h'. Env `DOTPLAN_REMINDER_INTERVAL`. */
     reminderInterval: string;
@@ -62,6 +65,7 @@ export interface Config {
     /** Wait before the first retry, doubling each time. Default: '1s'. Env `DOTPLAN_NOTIFY_RETRY_DELAY`. */
     retryDelay: string;
   };
+  /** The OpenAI-compatible endpoint reflection plans and verify="llm" use. */
   openai: {
     /** An OpenAI-compatible endpoint. Default: undefined (the `openai` package's own). Env `OPENAI_BASE_URL`. */
     baseURL?: string;

@@ -1,4 +1,5 @@
 import { formatDuration } from '../model/duration.js';
+import { failNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { nextRetryDelay, retryPolicy, type RetryDefaults } from './retry-policy.js';
 import type { Snapshot } from './snapshot.js';
@@ -10,8 +11,9 @@ import { StepBuilder, type Actor, type Step } from './step.js';
  * plan), released at shutdown, or waiting for a person — with readiness following.
  */
 export type AttemptResult =
-  | { kind: 'done'; output: string }
-  | { kind: 'failed'; error: string; retryable: boolean }
+  /** `input`: what the node ran with, references resolved, when it differs from its `toolInput` as written (recorded in the event). */
+  | { kind: 'done'; output: string; input?: string }
+  | { kind: 'failed'; error: string; retryable: boolean; input?: string }
   /** The worker is shutting down: back to ready, the attempt does not count. */
   | { kind: 'released' }
   /** A confirm node asked its question (resolved from its references) and waits for a person. */
@@ -37,9 +39,11 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
   const changed: Changed[] = [];
   for (const { node: id, result, jitter } of ends) {
     const before = b.node(id);
+    // The input the attempt ran with goes into the event that ends it (the run report's Input column).
+    const ran = (result.kind === 'done' || result.kind === 'failed') && result.input !== undefined ? { input: result.input } : undefined;
     switch (result.kind) {
       case 'done':
-        b.move(id, 'done', worker, undefined, { output: result.output, error: null });
+        b.move(id, 'done', worker, undefined, { output: result.output, error: null }, ran);
         changed.push({ id, before });
         break;
       case 'failed': {
@@ -47,9 +51,16 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
         const of = `attempt ${before.attempts} of ${policy.retries + 1}`;
         if (result.retryable && before.attempts <= policy.retries) {
           const delay = nextRetryDelay(before.attempts, policy.baseDelayMs, () => jitter);
-          b.move(id, 'ready', worker, `${of} failed, retrying in ${formatDuration(delay)}: ${result.error}`, { error: result.error, runAfterDelayMs: delay });
+          b.move(
+            id,
+            'ready',
+            worker,
+            `${of} failed, retrying in ${formatDuration(delay)}: ${result.error}`,
+            { error: result.error, runAfterDelayMs: delay },
+            ran,
+          );
         } else {
-          changed.push(failNode(b, id, result.error, worker, policy.retries > 0 ? `${result.error} (${of})` : result.error));
+          changed.push(failNode(b, id, result.error, worker, policy.retries > 0 ? `${result.error} (${of})` : result.error, ran));
         }
         break;
       }
@@ -101,17 +112,6 @@ export function expireLeases(snapshot: Snapshot, expired: readonly ExpiredLease[
   }
   propagate(b, changed);
   return b.build();
-}
-
-/** A node fails for good; with onFailure=stop (the default) its running workflow plan fails too. */
-function failNode(b: StepBuilder, id: string, error: string, actor: Actor, reason: string): Changed {
-  const before = b.node(id);
-  b.move(id, 'failed', actor, reason, { error });
-  if (b.readinessActive && b.plan.attributes.onFailure !== 'continue') {
-    const message = `node ${JSON.stringify(id)} failed: ${error}`;
-    b.movePlan('failed', { driver: 'engine' }, message, message);
-  }
-  return { id, before };
 }
 
 /**

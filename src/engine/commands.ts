@@ -1,6 +1,7 @@
 import { ConflictError, InvalidInputError } from '../errors/errors.js';
 import { commaList } from '../model/attributes.js';
 import type { NodeStatus } from '../model/types.js';
+import { failNode } from './failure.js';
 import { propagate } from './propagate.js';
 import type { Snapshot } from './snapshot.js';
 import { StepBuilder, type Actor, type Step } from './step.js';
@@ -77,10 +78,10 @@ export function answerTimedOut(snapshot: Snapshot, id: string, why: string): Ste
       detail: { answer: fallback, timeout: true },
     });
     b.move(id, 'done', engine, `timeout: ${why}; took the default answer`, { answer: fallback });
+    propagate(b, [{ id, before }]);
   } else {
-    b.move(id, 'failed', engine, `timeout: ${why}`, { error: `no answer: ${why}, and the node has no default` });
+    propagate(b, [failNode(b, id, `no answer: ${why}, and the node has no default`, engine, `timeout: ${why}`)]);
   }
-  propagate(b, [{ id, before }]);
   return b.build();
 }
 

@@ -1,3 +1,4 @@
+import { planFailure, type FailedNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { isFinished } from './readiness.js';
 import type { PlanState, Snapshot } from './snapshot.js';
@@ -62,14 +63,21 @@ export interface PlanFacts {
   active: boolean;
   /** Any node failed. */
   failed: boolean;
+  /** When nothing is active and nodes failed: the first few to fail (first first) and how many did. */
+  failures?: { count: number; first: readonly FailedNode[] };
 }
 
-/** A running workflow plan with nothing left to run completes, or fails when a node failed. */
+/**
+ * A running workflow plan with nothing left to run completes, or fails when a node failed — with
+ * the error naming the first node that failed (failure.ts).
+ */
 export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
   if (plan.status !== 'running' || plan.mode !== 'workflow' || facts.active) return undefined;
   const b = new StepBuilder({ plan, nodes: new Map(), edges: new Map() });
-  if (facts.failed) b.movePlan('failed', ENGINE, 'a node failed and nothing is left to run');
-  else b.movePlan('completed', ENGINE, 'every node has finished');
+  if (facts.failed) {
+    const error = planFailure(facts.failures?.first ?? [], facts.failures?.count ?? 1);
+    b.movePlan('failed', ENGINE, error, error);
+  } else b.movePlan('completed', ENGINE, 'every node has finished');
   return b.build();
 }
 

@@ -7,9 +7,14 @@ import type { NodeState } from './snapshot.js';
  * incoming edge's source has finished and at least one of those edges was *taken* (or it has no
  * incoming edge); when every source has finished and none was taken, it is `skipped` (and its
  * dependents count it as an untaken source in turn). An edge is taken when its source passed — it
- * is `done`, or an operator skipped it (the plan goes on as if it had finished with no output) — and
- * the edge's `when`, if any, matches the source's answer (or, without one, its output). Edges from
- * failed, cancelled or otherwise skipped sources are not taken.
+ * is `done`, or an operator (or the LLM) skipped it: the plan goes on as if it had finished with no
+ * output — and the edge's `when`, if any, matches the source's answer or output (a skipped node's
+ * is empty: `when="yes"` is not taken, `when="!yes"` is). Edges from failed, cancelled or
+ * engine-skipped sources are not taken.
+ *
+ * A skip by the engine is a conclusion drawn from finished sources, not a decision: when its
+ * counters stop saying "skipped" (a source is retried, or skipped by an operator), the node is
+ * reopened (propagate.ts). An operator's or the LLM's skip stays.
  *
  * The engine keeps this incrementally in two counters per node (see snapshot.ts), so that each
  * finishing source costs O(1) per outgoing edge.
@@ -21,9 +26,22 @@ export function isFinished(node: Pick<NodeState, 'status'>): boolean {
   return TERMINAL_NODE_STATUSES.has(node.status);
 }
 
+/** A node the engine skipped (no taken edge reached it): its skip cascades, and is undone when that changes. */
+export function skippedByEngine(node: Pick<NodeState, 'status' | 'skippedBy'>): boolean {
+  return node.status === 'skipped' && node.skippedBy === 'engine';
+}
+
+/**
+ * A node an operator (or the LLM) decided to skip: it passes, as if it had finished with no output.
+ * A skip written into a plan as authored (no driver recorded) neither passes nor is ever undone.
+ */
+export function skippedByDecision(node: Pick<NodeState, 'status' | 'skippedBy'>): boolean {
+  return node.status === 'skipped' && node.skippedBy !== undefined && node.skippedBy !== 'engine';
+}
+
 /** Whether the edge `source -> x [when]` is taken, given the source's state. */
 export function isTaken(source: Pick<NodeState, 'status' | 'skippedBy' | 'output' | 'answer'>, when?: string): boolean {
-  const passed = source.status === 'done' || (source.status === 'skipped' && source.skippedBy === 'operator');
+  const passed = source.status === 'done' || skippedByDecision(source);
   if (!passed) return false;
   if (when === undefined || when === '') return true;
   const condition = parsed(when);

@@ -2,7 +2,7 @@ import type { PlanGraph } from '../model/types.js';
 import { diffPlans, edgeName, type PlanChange } from '../revisions/diff.js';
 import { authoredAttributes, initialNode } from './initial-state.js';
 import { propagate, type Changed } from './propagate.js';
-import { isFinished, isTaken } from './readiness.js';
+import { isFinished, isTaken, readinessOf, skippedByEngine } from './readiness.js';
 import type { NodeState, OutEdge, Snapshot } from './snapshot.js';
 import { StepBuilder, type Actor, type Step } from './step.js';
 
@@ -12,8 +12,11 @@ import { StepBuilder, type Actor, type Step } from './step.js';
  * removed, attributes changed, the edges replaced, every node's readiness counters as the new
  * edges make them, the status moves the revision asks for (a `status` changed by hand: an
  * operator's retry or skip, the LLM's pending → ready), then readiness as usual — and one
- * `revision` event per change. `snapshot` holds every node and edge of the plan; `current` is the
- * plan as it stands (latest revision with the live fields merged in), `next` the new one.
+ * `revision` event per change. An operator's revision that gives a completed or failed plan
+ * something to run reopens it (the plan moves to running first, so the new work runs as in any
+ * running plan). `snapshot` holds every node and edge of the plan; `current` is the plan as it
+ * stands (latest revision with the live fields merged in), `next` the new one; `revision` its
+ * number, for the events.
  */
 export interface Revised {
   /** Changes of existing nodes (attributes, counters, moves) and every event, new nodes' moves too. */
@@ -28,7 +31,7 @@ export interface Revised {
   changes: PlanChange[];
 }
 
-export function revise(snapshot: Snapshot, current: PlanGraph, next: PlanGraph, by: Actor): Revised {
+export function revise(snapshot: Snapshot, current: PlanGraph, next: PlanGraph, by: Actor, revision?: number): Revised {
   const changes = diffPlans(current, next);
   const added = new Set(changes.flatMap((c) => (c.kind === 'node-added' ? [c.node] : [])));
   const deletes = changes.flatMap((c) => (c.kind === 'node-removed' ? [c.node] : []));
@@ -75,11 +78,20 @@ export function revise(snapshot: Snapshot, current: PlanGraph, next: PlanGraph, 
     );
     moved.push({ id: change.node, before });
   }
-  // A retry asked of a failed plan resumes it, as `node retry` does.
-  if (b.plan.status === 'failed' && by.driver === 'operator' && moved.some((m) => b.node(m.id).status === 'ready')) {
-    b.movePlan('running', by, `resumed by ${by.name ?? 'an operator'} in a revision`, null);
+  // An operator's revision that gives a plan that has ended something to run — a node retried or
+  // skipped (as `node retry` and `node skip` resume a failed plan), a new node to run — reopens it;
+  // when nothing comes of it after all, the plan settles again.
+  const runnable = (id: string) => ['pending', 'ready'].includes(b.node(id).status);
+  const reopened = by.driver === 'operator' && ['completed', 'failed'].includes(b.plan.status) && (moved.length > 0 || [...added].some(runnable));
+  if (reopened) {
+    const where = revision !== undefined ? `in revision ${revision}` : 'in a revision';
+    b.movePlan('running', by, `reopened by ${by.name ?? 'an operator'} ${where}: it gives the plan something to run`, null);
   }
-  const candidates = [...counts].filter(([id]) => b.node(id).status === 'pending' && b.node(id).waiting === 0).map(([id]) => id);
+  // Decided afresh: pending nodes with nothing to wait for, and engine skips the new edges no longer justify.
+  const candidates = [...counts.keys()].filter((id) => {
+    const node = b.node(id);
+    return (node.status === 'pending' && node.waiting === 0) || (skippedByEngine(node) && readinessOf(node) !== 'skipped');
+  });
   propagate(b, moved, candidates);
 
   for (const change of changes) {
@@ -91,6 +103,7 @@ export function revise(snapshot: Snapshot, current: PlanGraph, next: PlanGraph, 
   const inserts = built.changes.filter((c) => added.has(c.node)).map((c) => ({ ...b.node(c.node) }));
   for (const id of added) if (!inserts.some((n) => n.id === id)) inserts.push({ ...b.node(id) });
   const step: Step = { ...built, changes: built.changes.filter((c) => !added.has(c.node)) };
+  if (reopened && b.plan.mode === 'reflection') step.askLlm = true; // the LLM decides what of it runs
   return { step, inserts, deletes, edges, changes };
 }
 

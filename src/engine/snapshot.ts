@@ -29,7 +29,11 @@ export interface NodeState {
   waiting: number;
   /** Incoming edges that were taken (their source finished and passed, their `when` matched). */
   taken: number;
-  /** For a skipped node: who skipped it (an operator's skip lets dependants go on). */
+  /**
+   * For a skipped node: who skipped it. `engine`: no taken edge reached it (the skip cascades, and is
+   * undone when a source runs again); an operator or the LLM: a decision (dependants go on past it);
+   * none: the skip was authored in the plan's text.
+   */
   skippedBy?: Driver;
   output?: string;
   answer?: string;

@@ -38,6 +38,7 @@ export interface PlanChange {
   error?: string | null;
 }
 
+/** An event to record (what `events.append` takes; the store adds its id and time). */
 export interface EventInput {
   planId: string;
   node?: string;

@@ -1,5 +1,5 @@
 /**
- * One base error with a closed set of codes. The CLI prints `message` and `code` (never a stack
+ * The codes of {@link DotplanError}, a closed set. One base error with a closed set of codes. The CLI prints `message` and `code` (never a stack
  * trace unless --debug); the HTTP API maps codes to status codes.
  */
 export const ERROR_CODES = [
@@ -15,9 +15,12 @@ export const ERROR_CODES = [
   'USAGE', // the command line itself is wrong (unknown command, a flag value that is not allowed): exit 2
   'INTERNAL', // a bug
 ] as const;
+/** What kind of refusal or failure an error is (see {@link ERROR_CODES}). */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Every error dotplan throws on purpose: a message for a person and a `code` for a program. */
 export class DotplanError extends Error {
+  /** What kind of error it is; the HTTP API will map it to a status code. */
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -26,6 +29,7 @@ export class DotplanError extends Error {
   }
 }
 
+/** A plan, node, revision, template or tool that does not exist (`NOT_FOUND`). */
 export class NotFoundError extends DotplanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('NOT_FOUND', message, options);
@@ -33,6 +37,7 @@ export class NotFoundError extends DotplanError {
   }
 }
 
+/** A command that contradicts what was done before: a different answer to an answered node, a lost lease (`CONFLICT`). */
 export class ConflictError extends DotplanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('CONFLICT', message, options);
@@ -40,10 +45,35 @@ export class ConflictError extends DotplanError {
   }
 }
 
+/** Bad input in general (`INVALID_INPUT`): an argument, a value, a command on something not in a state for it. */
 export class InvalidInputError extends DotplanError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('INVALID_INPUT', message, options);
     this.name = 'InvalidInputError';
+  }
+}
+
+/**
+ * An argument of a library call is wrong: `argument` is its path (`planId`, `values.item`,
+ * `config.worker.concurrency`; empty for an unknown option of the call itself) and `problem` what is
+ * wrong with it (`must be a string (got number)`). The message names the call too; the CLI says
+ * the same problem of its flag instead (`--goal is empty`).
+ */
+export class InvalidArgumentError extends InvalidInputError {
+  /** The argument's path: `planId`, `values.item`, `config.worker.concurrency` (empty for an unknown option of the call). */
+  readonly argument: string;
+  /** What is wrong with it, without its name: `must be a string (got number)`. */
+  readonly problem: string;
+  constructor(message: string, details: { argument: string; problem: string }, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidArgumentError';
+    this.argument = details.argument;
+    this.problem = details.problem;
+  }
+
+  /** `argument problem`, after `method: ` when a call is named: `values.item is required: …`. */
+  static about(argument: string, problem: string, method?: string): InvalidArgumentError {
+    return new InvalidArgumentError(`${method ? `${method}: ` : ''}${argument} ${problem}`, { argument, problem });
   }
 }
 
@@ -57,6 +87,7 @@ export class UsageError extends DotplanError {
 
 /** A tool failure. `retryable: false` (like Temporal's nonRetryable) stops further attempts. */
 export class ToolError extends DotplanError {
+  /** Whether another attempt may help. */
   readonly retryable: boolean;
   constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
     super('TOOL_FAILED', message, options);

@@ -21,6 +21,11 @@ export interface ExecuteContext {
   nodes: ReferenceScope['nodes'];
   /** Abort the attempt after this long (from retryPolicy). */
   timeoutMs?: number;
+  /**
+   * Told the input the node runs with, references resolved, before its tools run — as text (a
+   * multiFunction node's: its calls as JSON, each with its resolved `toolInput`).
+   */
+  onInput?: (input: string) => void;
 }
 
 /**
@@ -67,6 +72,7 @@ async function runFunction(node: ExecutableNode, ctx: ExecuteContext, tools: Too
   const code = node.attributes.toolCode;
   if (!code) throw new ToolError(`node "${node.id}" has no toolCode`, { retryable: false });
   const input = inNode(node, () => resolveToolInput(node.attributes.toolInput, scope));
+  ctx.onInput?.(valueToText(input));
   return runTool(node, findTool(node, tools, code), input, ctx, signal, '');
 }
 
@@ -83,6 +89,7 @@ async function runMulti(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCa
       const input = inNode(node, () => resolveValue(call.toolInput, scope), where);
       return { tool: findTool(node, tools, call.toolCode, where), input, where };
     });
+    ctx.onInput?.(JSON.stringify(calls.map((call, index) => ({ toolCode: call.toolCode, toolInput: prepared[index]!.input }))));
     return await Promise.all(
       prepared.map(({ tool, input, where }) =>
         runTool(node, tool, input, ctx, group.signal, where).catch((error: unknown) => {

@@ -4,12 +4,16 @@ import { formatPath, valueToText, walkPath } from '../tools/json-path.js';
 
 /**
  * Run-time resolution of `{{params.x}}`, `{{nodes.<id>.output[.path]}}` and `{{nodes.<id>.answer}}`
- * (SPEC §2). Node outputs are stored as text; a path walks the output parsed as JSON. References that
- * are neither (e.g. a `template` tool's own `{{name}}`) are left as they are.
+ * (SPEC §2). Node outputs are stored as text; a path walks the output parsed as JSON. What is a
+ * reference is decided in one place (`findReferences`): any other `{{...}}` (e.g. a `template`
+ * tool's own `{{name}}`) is text and stays as it is. A skipped node finished with no output: its
+ * output, any path into it and its answer are empty — nothing inserted into a text, `null` where a
+ * JSON leaf (or the whole input) is exactly that one reference.
  */
 export interface ReferenceScope {
   params: Record<string, string>;
-  nodes: (id: string) => { output?: string | null; answer?: string | null } | undefined;
+  /** The node's live fields; `status` tells a skipped node (no output) from one that has not finished. */
+  nodes: (id: string) => { output?: string | null; answer?: string | null; status?: string } | undefined;
 }
 
 /** The tool input text as a JSON value when it parses, else the text itself. */
@@ -78,6 +82,7 @@ function lookup(ref: Exclude<Reference, { kind: 'invalid' }>, scope: ReferenceSc
   }
   const node = scope.nodes(ref.node);
   if (!node) fail(`${ref.raw}: the plan has no node "${ref.node}"`);
+  if (node.status === 'skipped') return mode === 'text' ? '' : null;
   const text = node[ref.field];
   if (text === undefined || text === null) {
     fail(ref.field === 'output' ? `${ref.raw}: node "${ref.node}" has no output (has it finished?)` : `${ref.raw}: node "${ref.node}" has no answer yet`);

@@ -1,5 +1,4 @@
-import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type { Config } from '../config/defaults.js';
 import { DotplanError, InvalidInputError } from '../errors/errors.js';
@@ -80,26 +79,39 @@ export function llmSettings(config: Config): LlmSettings {
   return { ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}), apiKeyEnv, model, timeoutMs, maxRetries };
 }
 
+/** Why these settings reach no LLM endpoint (neither a base URL nor an API key), or undefined when they do. */
+export function missingEndpoint(settings: Pick<LlmSettings, 'baseURL' | 'apiKey' | 'apiKeyEnv'>): string | undefined {
+  if (settings.baseURL || settings.apiKey) return undefined;
+  const variable = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
+  return `no LLM endpoint is configured: set ${variable} to use OpenAI, or OPENAI_BASE_URL (setting openai.baseURL) to use an OpenAI-compatible server`;
+}
+
 export function createLlmClient(settings: LlmSettings): LlmClient {
-  if (!settings.baseURL && !settings.apiKey) {
-    const variable = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
-    throw new InvalidInputError(
-      `no LLM endpoint is configured: set ${variable} to use OpenAI, or OPENAI_BASE_URL (setting openai.baseURL) to use an OpenAI-compatible server`,
-    );
-  }
+  const missing = missingEndpoint(settings);
+  if (missing !== undefined) throw new InvalidInputError(missing);
   const baseURL = (settings.baseURL ?? OPENAI_BASE_URL).replace(/\/+$/, '');
-  // Everything passed explicitly: the package would otherwise read OPENAI_* from the environment itself.
-  const openai = new OpenAI({ baseURL, apiKey: settings.apiKey ?? PLACEHOLDER_KEY, timeout: settings.timeoutMs, maxRetries: settings.maxRetries });
+  // The package (some 200 modules) is loaded at the first call, not when every command starts.
+  let loaded: Promise<{ openai: OpenAI; sdk: OpenAiSdk }> | undefined;
+  const client = () =>
+    (loaded ??= loadSdk().then((sdk) => ({
+      sdk,
+      // Everything passed explicitly: the package would otherwise read OPENAI_* from the environment itself.
+      openai: new sdk.OpenAI({ baseURL, apiKey: settings.apiKey ?? PLACEHOLDER_KEY, timeout: settings.timeoutMs, maxRetries: settings.maxRetries }),
+    })));
   const endpoint = `${baseURL}/chat/completions`;
   const { model } = settings;
 
-  const call = async <T>(send: () => Promise<OpenAI.ChatCompletion>, read: (message: OpenAI.ChatCompletionMessage) => T): Promise<LlmResult<T>> => {
+  const call = async <T>(
+    send: (openai: OpenAI) => Promise<OpenAI.ChatCompletion>,
+    read: (message: OpenAI.ChatCompletionMessage) => T,
+  ): Promise<LlmResult<T>> => {
+    const { openai, sdk } = await client();
     const started = Date.now();
     let completion: OpenAI.ChatCompletion;
     try {
-      completion = await send();
+      completion = await send(openai);
     } catch (error) {
-      throw describeFailure(error, endpoint, settings);
+      throw describeFailure(error, endpoint, settings, sdk.OpenAI);
     }
     const message = completion.choices[0]?.message;
     if (!message) throw new LlmError(`LLM endpoint ${endpoint} answered with no choices`, { endpoint, failure: 'reply' });
@@ -119,14 +131,14 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
     endpoint,
     chat: (messages, options = {}) =>
       call(
-        () => openai.chat.completions.create({ model, messages }, { signal: options.signal ?? null }),
+        (openai) => openai.chat.completions.create({ model, messages }, { signal: options.signal ?? null }),
         (message) => message.content ?? '',
       ),
-    judge: <T>(messages: ChatMessage[], schema: z.ZodType<T>, name: string, options: CallOptions = {}) => {
+    judge: async <T>(messages: ChatMessage[], schema: z.ZodType<T>, name: string, options: CallOptions = {}) => {
       // Outside the call: a schema the helper cannot express is a bug, not a failed call.
-      const format = zodResponseFormat(schema, name);
+      const format = (await client()).sdk.zodResponseFormat(schema, name);
       return call(
-        () => openai.chat.completions.parse({ model, messages, response_format: format }, { signal: options.signal ?? null }),
+        (openai) => openai.chat.completions.parse({ model, messages, response_format: format }, { signal: options.signal ?? null }),
         (message) => {
           const parsed = (message as OpenAI.ChatCompletionMessage & { parsed?: T | null }).parsed;
           if (parsed === null || parsed === undefined) {
@@ -139,8 +151,22 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
   };
 }
 
+/** The `openai` package's client class and its zod helper, loaded once per process on first use. */
+interface OpenAiSdk {
+  OpenAI: typeof OpenAI;
+  zodResponseFormat: (typeof import('openai/helpers/zod'))['zodResponseFormat'];
+}
+
+let sdkLoaded: Promise<OpenAiSdk> | undefined;
+function loadSdk(): Promise<OpenAiSdk> {
+  return (sdkLoaded ??= Promise.all([import('openai'), import('openai/helpers/zod')]).then(([openai, helpers]) => ({
+    OpenAI: openai.default,
+    zodResponseFormat: helpers.zodResponseFormat,
+  })));
+}
+
 /** One line for the user: where, what status or failure, and the model's own message; never a stack. */
-function describeFailure(error: unknown, endpoint: string, settings: LlmSettings): LlmError {
+function describeFailure(error: unknown, endpoint: string, settings: LlmSettings, OpenAI: OpenAiSdk['OpenAI']): LlmError {
   if (error instanceof LlmError) return error;
   const retries = settings.maxRetries === 1 ? '1 retry' : `${settings.maxRetries} retries`;
   if (error instanceof OpenAI.APIUserAbortError)
@@ -156,7 +182,7 @@ function describeFailure(error: unknown, endpoint: string, settings: LlmSettings
     const cause = rootCause(error);
     return new LlmError(`cannot reach LLM endpoint ${endpoint} (after ${retries}): ${cause}`, { endpoint, failure: 'connection', cause: error });
   }
-  const answered = httpFailure(error);
+  const answered = httpFailure(error, OpenAI);
   if (answered) {
     const { status, said } = answered;
     const retried = status === 408 || status === 409 || status === 429 || status >= 500 ? ` (after ${retries})` : '';
@@ -178,7 +204,7 @@ function describeFailure(error: unknown, endpoint: string, settings: LlmSettings
 }
 
 /** The HTTP status of an error answer and the model's own message (the body's `error.message`). */
-function httpFailure(error: unknown): { status: number; said: string } | undefined {
+function httpFailure(error: unknown, OpenAI: OpenAiSdk['OpenAI']): { status: number; said: string } | undefined {
   if (!(error instanceof OpenAI.APIError)) return undefined;
   const { status, error: body, message } = error as { status?: unknown; error?: unknown; message: string };
   if (typeof status !== 'number') return undefined;

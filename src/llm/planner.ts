@@ -131,9 +131,19 @@ export class Planner {
     await this.#end(work, why ? 'failed' : 'completed', why ?? 'the LLM wrote the final answer');
   }
 
-  /** Ends the work: a running plan completes or fails; a plan under review stays there, the requests served. */
+  /**
+   * Ends the work: a running plan completes or fails; a plan under review fails too when its LLM could
+   * not write the plan to review (its reviewer's suggestion, if any, named), else stays there, the requests served.
+   */
   async #end(work: LlmWork, to: 'completed' | 'failed', reason: string): Promise<void> {
-    await this.deps.store.plans.change(work.planId, {}, (snapshot) => (snapshot.plan.status === 'running' ? engine.conclude(snapshot, to, reason) : undefined));
+    const suggestion = to === 'failed' ? await this.#suggestion(work.planId) : undefined;
+    await this.deps.store.plans.change(work.planId, {}, (snapshot) => {
+      const { status } = snapshot.plan;
+      if (status === 'awaiting_review' && to === 'failed') {
+        return engine.conclude(snapshot, to, suggestion ? `${reason}; the reviewer's suggestion ${JSON.stringify(suggestion)} was not acted on` : reason);
+      }
+      return status === 'running' ? engine.conclude(snapshot, to, reason) : undefined;
+    });
     await this.deps.store.llm.done(work);
   }
 
@@ -148,9 +158,10 @@ export class Planner {
       const message = error instanceof Error ? error.message : String(error);
       await this.deps.store.llm.record(failedCall({ planId: work.planId, purpose, messages }, this.deps.client.model, started, error));
       await this.deps.store.llm.refused(work);
-      // The last attempt ends the work while this worker still holds it (a plan under review keeps waiting for its reviewer).
-      if (work.attempts + 1 >= this.#limits((await this.deps.store.plans.get(work.planId)).attributes).maxRewriteAttempts) {
-        await this.#end(work, 'failed', `the LLM endpoint kept failing: ${message}`);
+      // The last attempt ends the work while this worker still holds it: the plan fails, under review too (#end).
+      const limits = this.#limits((await this.deps.store.plans.get(work.planId)).attributes);
+      if (work.attempts + 1 >= limits.maxRewriteAttempts) {
+        await this.#end(work, 'failed', `the LLM endpoint kept failing (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${message}`);
       } else {
         await this.deps.store.llm.release(work);
       }

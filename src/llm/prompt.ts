@@ -50,7 +50,7 @@ export function planMessages(context: PlanContext): ChatMessage[] {
     ...(context.suggestion ? [`## The reviewer asks\n${context.suggestion}\n\nChange the plan accordingly; nothing runs until the reviewer approves it.`] : []),
     first
       ? 'Write the plan. Mark the first steps to run status="ready".'
-      : `Refresh the plan (*id=${context.planId}): mark what should run next status="ready", add or change pending steps as the results require, or add nothing if the goal is reached.`,
+      : `Refresh the plan (*id=${context.planId}): mark what should run next status="ready", add or change pending steps as the results require, or add nothing if the goal is reached. Write status only where you change it.`,
   ];
   return [
     { role: 'system', content: promptFile('system') },

@@ -20,3 +20,12 @@ export function answerCommand(item: { kind: 'question' | 'review'; planId: strin
   const command = commandLine('dotplan', 'answer', item.planId, item.nodeId ?? '');
   return answer === undefined ? `${command} "<your answer>"` : `${command} ${commandLine(answer)}`;
 }
+
+/** Every way to decide a review, the approval first: `dotplan inbox` lists them all. */
+export function reviewCommands(planId: string): string[] {
+  return [
+    answerCommand({ kind: 'review', planId }),
+    `${commandLine('dotplan', 'plan', 'reject', planId)} --reason "<why>"`,
+    `${commandLine('dotplan', 'plan', 'modify', planId)} --dot <file>`,
+  ];
+}

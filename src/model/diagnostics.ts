@@ -1,5 +1,6 @@
 import { DotplanError } from '../errors/errors.js';
 
+/** An error makes a plan invalid; a warning does not. */
 export type Severity = 'error' | 'warning';
 
 /**
@@ -7,20 +8,29 @@ export type Severity = 'error' | 'warning';
  * wrong with the bad value and what is allowed; `fix` says what to do.
  */
 export interface Diagnostic {
+  /** Stable: `TOOL_UNKNOWN`, `CYCLE`, `REFERENCE_INVALID`... (the README's Diagnostics table). */
   code: string;
   severity: Severity;
+  /** What is wrong, naming the bad value and what is allowed. */
   message: string;
+  /** The node it is about, if any. */
   node?: string;
+  /** The edge it is about, if any. */
   edge?: { from: string; to: string };
+  /** The attribute it is about, if any. */
   attribute?: string;
+  /** Where in the text (1-based), when read from text. */
   line?: number;
   column?: number;
+  /** What to do about it. */
   fix?: string;
 }
 
 /** Thrown when a plan (file, template, stored plan, LLM reply, hand edit) is not valid. */
 export class ValidationError extends DotplanError {
+  /** Every finding, errors first. */
   readonly diagnostics: Diagnostic[];
+  /** The input's name (a file path, `template x`, `LLM reply`). */
   readonly source?: string;
   constructor(diagnostics: Diagnostic[], source?: string) {
     const errors = diagnostics.filter((d) => d.severity === 'error');

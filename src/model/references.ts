@@ -1,8 +1,10 @@
 /**
- * `{{...}}` references inside node inputs (SPEC §2):
- * `{{params.name}}`, `{{nodes.<id>.output}}` (JSON path allowed: `{{nodes.fetch.output.items[0].url}}`),
- * `{{nodes.<id>.answer}}`. Node ids that are not plain identifiers may be quoted:
- * `{{nodes["step 1"].output}}`.
+ * `{{...}}` references inside node inputs (SPEC §2), the one definition the validator and the
+ * run-time resolution share: `{{params.name}}`, `{{nodes.<id>.output}}` (JSON path allowed:
+ * `{{nodes.fetch.output.items[0].url}}`), `{{nodes.<id>.answer}}`. Node ids that are not plain
+ * identifiers may be quoted: `{{nodes["step 1"].output}}`. A `{{...}}` whose path starts with the
+ * word `params` or `nodes` is a reference — a malformed one (`{{nodes.}}`, `{{params}}`) is invalid;
+ * any other `{{...}}` (a `template` tool's `{{name}}`, `{{#each}}`) is text left for the tool.
  */
 export type Reference =
   | { kind: 'params'; name: string; raw: string; index: number }
@@ -14,11 +16,15 @@ export type PathSegment = string | number;
 const REFERENCE = /\{\{\s*([\s\S]*?)\s*\}\}/g;
 const IDENT = /^[A-Za-z_\u0080-\uffff][\w\u0080-\uffff-]*$/u;
 
-/** Every `{{...}}` in a text, in order, parsed. */
+/** The word a reference's path starts with: `params` or `nodes`, then the end, `.`, `[` or anything that cannot continue a name. */
+const REFERENCE_HEAD = /^(?:params|nodes)(?![\w\u0080-\uffff-])/u;
+
+/** Every reference (`{{params.…}}`, `{{nodes.…}}`) in a text, in order, parsed; other `{{...}}` are not references. */
 export function findReferences(text: string): Reference[] {
   const out: Reference[] = [];
   for (const match of text.matchAll(REFERENCE)) {
-    out.push(parseReference(match[1] ?? '', match[0], match.index ?? 0));
+    const body = match[1] ?? '';
+    if (REFERENCE_HEAD.test(body)) out.push(parseReference(body, match[0], match.index ?? 0));
   }
   return out;
 }
@@ -41,7 +47,7 @@ function parseReference(body: string, raw: string, index: number): Reference {
     }
     return { kind: 'nodes', node: String(node), field, path, raw, index };
   }
-  return { kind: 'invalid', raw, index, reason: 'references start with "params." or "nodes."' };
+  return { kind: 'invalid', raw, index, reason: `cannot read the path "${body}"` };
 }
 
 /** Parses `a.b[0]["c d"].e` into segments; undefined when malformed. */

@@ -23,22 +23,27 @@
 
 /** Canonical node statuses (SPEC §3). */
 export const NODE_STATUSES = ['pending', 'ready', 'running', 'awaiting_input', 'done', 'failed', 'skipped', 'cancelled'] as const;
+/** A node's status; see the README's state table for who may move it where. */
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 /** Node types (SPEC §2). */
 export const NODE_TYPES = ['function', 'multiFunction', 'confirm', 'agent'] as const;
+/** How a node runs: a tool, several tools, a question for a person, or an agent (not supported yet). */
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** Who drives a status move. */
 export const DRIVERS = ['engine', 'llm', 'person', 'operator'] as const;
+/** Who moved a status or made a change: the engine (workers), the LLM, a person (answers, reviews), the operator. */
 export type Driver = (typeof DRIVERS)[number];
 
 /** Plan statuses (SPEC §3). */
 export const PLAN_STATUSES = ['draft', 'awaiting_review', 'running', 'paused', 'completed', 'failed', 'cancelled', 'rejected'] as const;
+/** A plan's status. */
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 /** Who wrote a revision. */
 export const REVISION_AUTHORS = ['template', 'llm', 'person', 'operator'] as const;
+/** Who wrote a revision. */
 export type RevisionAuthor = (typeof REVISION_AUTHORS)[number];
 
 /** DOT attributes: all values are strings in DOT. */
@@ -92,6 +97,11 @@ export interface PlanGraph {
   clusters: GraphCluster[];
 }
 
-/** Kinds of audit-log events (`plan events` shows every kind). */
-export const EVENT_KINDS = ['status', 'answer', 'revision', 'notice', 'review'] as const;
+/**
+ * Kinds of audit-log events (`plan events` shows every kind): `status` a move, `answer` a person's
+ * answer, `revision` a new revision, `notice` a notice sent (or not), `review` a reviewer's decision,
+ * `log` a line a tool wrote with `ctx.log` (when the worker has no `log` option).
+ */
+export const EVENT_KINDS = ['status', 'answer', 'revision', 'notice', 'review', 'log'] as const;
+/** An audit-log event's kind (see {@link EVENT_KINDS}). */
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -1,6 +1,6 @@
 /**
  * Edge conditions: `a -> b [when="..."]` is taken only when the source node's answer (or, for a node
- * without an answer, its output as text) matches. Forms:
+ * without an answer, its output as text; for a skipped node, the empty text) matches. Forms:
  * - `yes`           equals, ignoring case and surrounding white space
  * - `yes|y|ok`      any of the alternatives
  * - `!no`           none of the alternatives (`!no|n`)
@@ -50,7 +50,11 @@ export function matchesWhen(condition: WhenCondition, value: string): boolean {
   return condition.negate ? !hit : hit;
 }
 
-/** The value a `when` on an edge out of a node is matched against. */
-export function whenSubject(source: { answer?: string | null; output?: string | null }): string {
+/**
+ * The value a `when` on an edge out of a node is matched against: its answer, else its output as
+ * text; a skipped node finished with no output, so its value is empty whatever its row holds.
+ */
+export function whenSubject(source: { status?: string; answer?: string | null; output?: string | null }): string {
+  if (source.status === 'skipped') return '';
   return source.answer ?? source.output ?? '';
 }

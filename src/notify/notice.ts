@@ -11,10 +11,17 @@ export interface Notice extends Waiting {
   reminder: number;
   /** The plan's `notify` graph attribute: the configured notifiers (by name) its notices go to. */
   notifiers?: string[];
+  /** A sample from `dotplan notify test`: nothing waits and nothing is to be answered (the webhook body says `"test": true`). */
+  test?: true;
 }
 
-/** The notice in words: what waits, the options, and the command that answers it. */
+/** The notice in words: what waits, the options, and the command that answers it; a test says so first. */
 export function noticeText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notice>): string {
+  const text = waitingText(notice);
+  return notice.test ? `[TEST] dotplan notify test: a sample of the notices people get; nothing waits, nothing to answer.\n${text}` : text;
+}
+
+function waitingText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notice>): string {
   const prefix = notice.reminder > 0 ? `Reminder (${notice.reminder}): ` : '';
   if (notice.kind === 'review') {
     return `${prefix}plan ${notice.planId} "${notice.planTitle ?? ''}" waits for your review\nApprove with: ${answerCommand({ kind: 'review', planId: notice.planId })} (or plan reject --reason, plan modify)`;

@@ -7,9 +7,12 @@ import { parseDuration } from '../model/duration.js';
  * webhooks. Read here, with an error that names the entry, the field and what is allowed. The
  * console always gets every notice and needs no entry.
  */
+/** The notifier types there are. */
 export const NOTIFIER_TYPES = ['webhook', 'dingtalk', 'feishu', 'lark', 'slack'] as const;
+/** A notifier's kind: a generic webhook, or a chat app's robot. */
 export type NotifierType = (typeof NOTIFIER_TYPES)[number];
 
+/** A notifier, complete (what `Announcer` takes; the config file's shorthand is read into these). */
 export interface NotifierConfig {
   /** How plans (graph attribute `notify`) and events name it. Default: its type; unique. */
   name: string;

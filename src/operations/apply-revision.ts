@@ -33,9 +33,10 @@ export interface ApplyRevisionOptions {
 }
 
 /**
- * The one way a plan's structure changes (SPEC §9), for every author: the DOT text is read and
- * validated whole, the revision it was made from loaded, then — in one transaction — merged,
- * checked against the author's rights and written as a new revision, or refused with every problem.
+ * The one way a plan's structure changes (SPEC §9), for every author: the DOT text is read and the
+ * revision it was made from loaded, then — in one transaction, against the plan as it stands — the
+ * live fields it leaves out kept, the plan it makes validated whole, merged, checked against the
+ * author's rights and written as a new revision, or refused with every problem.
  */
 export async function applyRevision(deps: RevisionDeps, planId: string, dot: string, options: ApplyRevisionOptions): Promise<ApplyReport> {
   const { source } = options;
@@ -56,24 +57,25 @@ export async function applyRevision(deps: RevisionDeps, planId: string, dot: str
   }
   const named = readEditBase(read.attributes, dot);
   const baseNamed = options.base ?? named.base;
+  // A base that does not read refuses the edit; it is still checked, so that every problem is named at once.
+  const invalidBase = options.base ? [] : named.diagnostics;
   const validate = (graph: PlanGraph) => validateGraph(graph, { tools: deps.tools, source, allowAgent: false });
-  const checked = validate({ ...read, attributes: withoutBase(read.attributes) });
-  const errors = [...(options.base ? [] : named.diagnostics), ...checked.diagnostics.filter((d) => d.severity === 'error')];
-  if (errors.length > 0 || !checked.graph) return refused(errors, baseNamed ?? null);
+  const edited = { ...read, attributes: withoutBase(read.attributes) };
   const base = baseNamed ? await loadBase(deps.store, planId, baseNamed) : undefined;
   let verdict: EditVerdict = { changes: [], conflicts: [], diagnostics: [] };
   const done = await deps.store.plans.revise(planId, (current) => {
-    verdict = decideRevision(current, checked.graph!, options.by, {
+    verdict = decideRevision(current, edited, options.by, {
       validate,
       comments: authoredComments(dot),
       ...(base ? { base } : {}),
-      ...(options.dryRun ? { dryRun: true } : {}),
+      ...(options.dryRun || invalidBase.length > 0 ? { dryRun: true } : {}),
       ...(options.reason ? { updateLog: options.reason } : {}),
       ...(options.check ? { check: options.check } : {}),
     });
     return verdict.write;
   });
   if (done && verdict.write) rememberRevision(planId, done.revision, verdict.write.next);
+  if (invalidBase.length > 0) return { ...refused([...invalidBase, ...verdict.diagnostics]), conflicts: verdict.conflicts };
   const { changes, conflicts, diagnostics } = verdict;
   return { applied: done !== undefined, revision: done?.revision ?? null, base: baseNamed ?? null, changes, conflicts, diagnostics };
 }

@@ -7,19 +7,21 @@ import type { PlanGraph } from '../model/types.js';
 import { mergeLiveState } from '../plans/plan-view.js';
 import { baseGraph, type StatusMove } from '../revisions/base.js';
 import { diffPlans, edgeName, type PlanChange } from '../revisions/diff.js';
-import { inEditOrder, keepLiveFields, mergeEdit, type Conflict } from '../revisions/merge.js';
-import { checkRights, type RevisionDriver, type RightsProblem } from '../revisions/rights.js';
+import { keepLiveFields } from '../revisions/live-fields.js';
+import { inEditOrder, mergeEdit, type Conflict } from '../revisions/merge.js';
+import { checkRights, closedTo, type RevisionDriver, type RightsProblem } from '../revisions/rights.js';
 import type { RevisionWrite } from '../store/types.js';
 
 /**
  * A new revision of a running plan by an operator (hand edit), a person or the LLM (rewrite),
- * decided against the plan as it stands (SPEC §9). The new graph (already validated) is merged
- * three-way when it says what it was made from (`revision`, `asOfEvent`): what changed since on
- * the plan's side stays, the new graph's changes that touch none of it are applied, the others are
- * conflicts. Without a base it is taken against the latest revision, live fields it left out kept.
- * Then every change is checked against the driver's rights and the merged plan validated again;
- * the engine makes the revision of it — or nothing, with every problem. Pure: the store calls it
- * inside its transaction.
+ * decided against the plan as it stands (SPEC §9). Live fields the new graph (as read) leaves out
+ * are kept (revisions/live-fields.ts) and the plan it makes is validated whole. It is merged
+ * three-way when it says what it was made from (`revision`, `asOfEvent`) and the plan has moved on
+ * since: what changed on the plan's side stays, the new graph's changes that touch none of it are
+ * applied, the others are conflicts, and the merged plan is validated again. Without a base it is
+ * taken against the latest revision. Then every change is checked against the driver's rights; the
+ * engine makes the revision of it — or nothing, with every problem. Pure: the store calls it inside
+ * its transaction.
  */
 export interface EditVerdict {
   changes: PlanChange[];
@@ -44,7 +46,7 @@ export interface EditOptions {
   base?: LoadedBase;
   dryRun?: boolean;
   updateLog?: string;
-  /** Validates a merged plan (the shared validator with the plan's tools). */
+  /** Validates a plan the revision would make (the shared validator with the plan's tools). */
   validate: (graph: PlanGraph) => { diagnostics: Diagnostic[]; graph?: PlanGraph };
   /** The edit's authored comment block, kept at the top of the revision. */
   comments?: string;
@@ -59,12 +61,16 @@ export function decideRevision(
   options: EditOptions,
 ): EditVerdict {
   const { snapshot, revision } = current;
+  const closed = closedTo(snapshot.plan, by.driver);
+  if (closed) return { changes: [], conflicts: [], diagnostics: [closed] };
   const read = (dot: string, number: number) => revisionGraph(snapshot.plan.id, number, dot);
   const live = mergeLiveState(read(revision.dot, revision.number), snapshot.nodes.values());
   // The LLM refreshes the plan's nodes; graph attributes it leaves out (mode, goal...) are kept as they are.
   if (by.driver === 'llm') edited = { ...edited, attributes: { ...live.attributes, ...edited.attributes } };
+  const refused = (diagnostics: Diagnostic[]): EditVerdict => ({ changes: [], conflicts: [], diagnostics });
+  const errorsOf = (checked: { diagnostics: Diagnostic[] }) => checked.diagnostics.filter((d) => d.severity === 'error');
 
-  let next = keepLiveFields(live, edited);
+  let next: PlanGraph | undefined;
   if (options.base) {
     const { base } = options;
     const from = base.moves
@@ -72,24 +78,32 @@ export function decideRevision(
       : mergeLiveState(read(base.dot, base.revision), snapshot.nodes.values());
     // When the plan has moved on since the base, the edit is merged three-way; otherwise it is taken as written.
     if (diffPlans(from, live).length > 0) {
-      const merged = mergeEdit(from, live, edited);
+      // The edit as a plan of its own (what it left out as it was at its base), then merged.
+      const own = options.validate(keepLiveFields(from, edited));
+      if (errorsOf(own).length > 0 || !own.graph) return refused(errorsOf(own));
+      const merged = mergeEdit(from, live, own.graph);
       if (merged.conflicts.length > 0) return { changes: merged.applied, conflicts: located(merged.conflicts, edited), diagnostics: [] };
       // Both sides' changes together must still make a valid plan (e.g. no cycle across them).
       const checked = options.validate(inEditOrder(merged.graph, edited));
-      const errors = checked.diagnostics.filter((d) => d.severity === 'error');
-      if (errors.length > 0 || !checked.graph) return { changes: [], conflicts: [], diagnostics: errors.map((d) => mergedDiagnostic(d, base.revision)) };
+      if (errorsOf(checked).length > 0 || !checked.graph) return refused(errorsOf(checked).map((d) => mergedDiagnostic(d, base.revision)));
       next = checked.graph;
     }
   }
+  if (!next) {
+    // The plan as it will be: live fields the edit left out kept (revisions/live-fields.ts), then validated whole.
+    const checked = options.validate(keepLiveFields(live, edited));
+    if (errorsOf(checked).length > 0 || !checked.graph) return refused(errorsOf(checked));
+    next = checked.graph;
+  }
 
   const extra = options.check?.(next) ?? [];
-  if (extra.length > 0) return { changes: [], conflicts: [], diagnostics: extra };
+  if (extra.length > 0) return refused(extra);
   const changes = diffPlans(live, next);
   const statuses = new Map([...snapshot.nodes.values()].map((n) => [n.id, n.status]));
   const problems = located(checkRights(changes, statuses, by.driver), edited);
   if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, conflicts: problems, diagnostics: [] };
   const write: RevisionWrite = {
-    revised: revise(snapshot, live, next, by),
+    revised: revise(snapshot, live, next, by, revision.number + 1),
     next,
     dot: withComments(options.comments, next),
     author: by.driver,
@@ -121,11 +135,16 @@ function mergedDiagnostic(d: Diagnostic, base: number): Diagnostic {
 
 /** `plan apply --json`: {"applied", "revision", "base", "changes", "conflicts", "diagnostics"}. */
 export interface ApplyReport {
+  /** Whether it became a revision (false for a dry run, a refused edit, or no change). */
   applied: boolean;
+  /** The new revision's number, when applied. */
   revision: number | null;
   /** What the edit was merged against: the revision (and event) the file names, or null when it named none and was taken against the latest. */
   base: { revision: number; asOfEvent?: number } | null;
+  /** What it changes (or would change): nodes, edges, attributes, moves. */
   changes: PlanChange[];
+  /** Changes the author may not make, or that clash with what changed since the base: each refuses the edit. */
   conflicts: EditProblem[];
+  /** The text's own problems (it does not read or validate): each error refuses the edit. */
   diagnostics: Diagnostic[];
 }

@@ -2,11 +2,13 @@ import { defaultConfig, type Config } from '../config/defaults.js';
 import { openStore } from '../store/index.js';
 import { createRegistry } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
+import { checked } from './arguments.js';
 import { Dotplan } from './dotplan.js';
 
 /** Settings over the defaults, each group in part. */
 export type ConfigOverrides = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> : Config[K] };
 
+/** What {@link openDotplan} opens: settings, the application's tools, a working folder. */
 export interface OpenDotplanOptions {
   /**
    * Settings over the built-in defaults (see the README's configuration table). No config file and
@@ -31,12 +33,13 @@ export interface OpenDotplanOptions {
  * ```
  */
 export async function openDotplan(options: OpenDotplanOptions = {}): Promise<Dotplan> {
+  checked('openDotplan', { options });
   const config = withDefaults(options.config);
   const cwd = options.cwd ?? process.cwd();
   const tools = await createRegistry({ userModules: config.tools, http: config.http, cwd });
-  for (const tool of options.tools ?? []) tools.register(tool, 'the application');
+  for (const [index, tool] of (options.tools ?? []).entries()) tools.register(tool, `openDotplan's tools[${index}]`);
   const store = await openStore({ ...(config.databaseUrl !== undefined ? { url: config.databaseUrl } : {}), cwd });
-  return new Dotplan(store, tools, config);
+  return new Dotplan(store, tools, config, cwd);
 }
 
 /** The defaults with each given group merged in. */

@@ -1,6 +1,6 @@
 import * as engine from '../engine/index.js';
 import type { Actor } from '../engine/step.js';
-import { InvalidInputError } from '../errors/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../errors/errors.js';
 import { answerCommand } from '../model/command-line.js';
 import { waitingFrom, type Waiting } from '../model/waiting.js';
 import type { PlanStatus } from '../model/types.js';
@@ -16,10 +16,21 @@ import type { ApplyReport } from './decide-revision.js';
 type Person = Actor & { driver: 'person'; name: string };
 
 /** A reviewer's change: a DOT text (a new revision by the person), or a suggestion for the LLM (reflection plans). */
-export type Modification = { dot: string; source?: string } | { suggestion: string };
+export type Modification =
+  | {
+      /** The plan as it should be (from `show`). */
+      dot: string;
+      /** A name for the text in diagnostics (a file path). */
+      source?: string;
+    }
+  | {
+      /** What the LLM should change. */
+      suggestion: string;
+    };
 
 /** One thing waiting for a person, as `dotplan inbox` lists it. */
 export interface InboxEntry extends Waiting {
+  /** How long it has waited, in ms. */
   waitedMs: number;
   /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
   command: string;
@@ -51,13 +62,14 @@ export async function modify(deps: RevisionDeps, planId: string, change: Modific
     awaitingReview(planId, (await deps.store.plans.get(planId)).status, 'modified');
     return applyRevision(deps, planId, change.dot, { by, source: change.source ?? '<modification>', reason: reason ?? `modified in review by ${by.name}` });
   }
-  if (!change.suggestion.trim()) throw new InvalidInputError('--suggestion is empty: say what the plan should change');
   // The check and the request in one step: a decision that lands first makes this one refused, not half-applied.
   await deps.store.plans.change(planId, {}, (snapshot) => {
     awaitingReview(planId, snapshot.plan.status, 'modified');
     if (snapshot.plan.mode !== 'reflection') {
-      throw new InvalidInputError(
-        `plan ${planId} is a workflow plan: no LLM rewrites it, so a suggestion has no one to act on it; give the change as DOT (--dot <file>)`,
+      throw InvalidArgumentError.about(
+        'suggestion',
+        `has no one to act on it: plan ${planId} is a workflow plan, which no LLM rewrites; give the change as DOT instead`,
+        'modify',
       );
     }
     return engine.suggest(snapshot, by, change.suggestion);
@@ -78,7 +90,7 @@ export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]
 function awaitingReview(planId: string, status: PlanStatus, what: string): void {
   if (status !== 'awaiting_review') {
     throw new InvalidInputError(
-      `plan ${planId} is ${status}, not awaiting_review: only a plan waiting for review can be ${what} (create one with --review, or review="required")`,
+      `plan ${planId} is ${status}, not awaiting_review: only a plan waiting for review can be ${what} (a plan waits for review when it is created for review, or says review="required")`,
     );
   }
 }

@@ -2,7 +2,9 @@ import { authoredAttributes } from '../engine/initial-state.js';
 import { liveAttributes } from '../revisions/base.js';
 import { revisionGraph } from '../revisions/revision-graphs.js';
 import type { PlanGraph } from '../model/types.js';
+import { graphOrder } from './graph-order.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, Store } from '../store/index.js';
+import { waitJson, type Wait } from './waits-for.js';
 
 /**
  * What people and the LLM see of a stored plan: the latest revision's DOT with the live node state
@@ -26,7 +28,7 @@ export function mergeLiveState(graph: PlanGraph, nodes: Iterable<Pick<NodeRecord
   };
 }
 
-/** `plan show --format json`: {"id","status","title","nodes":[...],"edges":[...]} */
+/** `plan show --format json`: {"id","status","title",...,"waitingFor":[...],"nodes":[...],"edges":[...]}, the nodes in graph order. */
 export interface PlanJson {
   id: string;
   status: string;
@@ -39,13 +41,17 @@ export interface PlanJson {
   /** Reflection plans: what the plan is for, and the final answer once written. */
   goal?: string;
   result?: string;
+  /** The plan this one runs again (`plan rerun`). */
+  rerunOf?: string;
   createdAt: string;
   updatedAt: string;
+  /** What the plan waits for now (src/plans/waits-for.ts); empty once it is over. */
+  waitingFor: Array<Record<string, unknown>>;
   nodes: Array<Record<string, unknown>>;
   edges: Array<{ from: string; to: string; when?: string }>;
 }
 
-export function planJson(plan: PlanRecord, nodes: NodeRecord[], edges: EdgeRecord[]): PlanJson {
+export function planJson(plan: PlanRecord, nodes: NodeRecord[], edges: EdgeRecord[], waits: readonly Wait[]): PlanJson {
   return {
     id: plan.id,
     status: plan.status,
@@ -57,9 +63,11 @@ export function planJson(plan: PlanRecord, nodes: NodeRecord[], edges: EdgeRecor
     ...(plan.error !== undefined ? { error: plan.error } : {}),
     ...(plan.attributes.goal !== undefined ? { goal: plan.attributes.goal } : {}),
     ...(plan.result !== undefined ? { result: plan.result } : {}),
+    ...(plan.rerunOf !== undefined ? { rerunOf: plan.rerunOf } : {}),
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString(),
-    nodes: nodes.map((n) => ({
+    waitingFor: waits.map(waitJson),
+    nodes: graphOrder(nodes, edges).map((n) => ({
       ...n.attributes,
       id: n.id,
       type: n.type,

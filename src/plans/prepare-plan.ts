@@ -1,46 +1,63 @@
-import { commandLine } from '../model/command-line.js';
-import { DotplanError, InvalidInputError } from '../errors/errors.js';
+import { InvalidInputError } from '../errors/errors.js';
 import { readDot, writeDot, type ReadDotOptions } from '../dot/index.js';
 import { authoredComments, EDIT_BASE_ATTRIBUTES, withComments, withoutBase } from '../revisions/edit-file.js';
-import { assertValidGraph } from '../validate/index.js';
+import { validateGraph } from '../validate/index.js';
 import { parseParamDeclarations } from '../model/params.js';
+import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import type { CreatePlanInput } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
-import { instantiateTemplate, loadTemplate } from '../templates/index.js';
+import { defaultTemplateDirs, instantiateTemplate, loadTemplate } from '../templates/index.js';
+import { resetHistory } from './reset-history.js';
 
+/** A plan from a template: its name (or a path to a `.dot` file) and its parameters' values. */
 export interface FromTemplate {
+  /** A shipped template's name, one in `./templates`, or a path to a template file. */
   template: string;
+  /** A value for each parameter without a default (and any others to set). */
   values?: Record<string, string>;
+  /** Default: the template's rendered label. */
   title?: string;
 }
 
+/** A plan from DOT text (a plan written by hand, or `show` of another plan). */
 export interface FromDot {
+  /** The `digraph`. */
   dot: string;
   /** A name for the text in messages (a file path, `<stdin>`). */
   source?: string;
+  /** Default: the graph's `label`, else its name. */
   title?: string;
 }
 
 /** A reflection plan for a goal: the LLM writes its first plan (SPEC §6). */
 export interface FromGoal {
+  /** What the plan should achieve, in words. */
   goal: string;
+  /** Default: the goal, cut at 60 characters. */
   title?: string;
 }
 
+/** What `PlanStore.create` stores as revision 1, and the warnings about it (validation, history reset). */
+export interface PreparedPlan extends CreatePlanInput {
+  warnings: Diagnostic[];
+}
+
 /**
- * A new plan from a template (name or path), a DOT text or a goal, validated with the same validator every
- * entry point uses: what `PlanStore.create` stores as revision 1.
+ * A new plan from a template (name or path), a DOT text or a goal: without history (a status only
+ * running reaches, a recorded value: reset-history.ts), validated with the same validator every
+ * entry point uses. Throws a ValidationError naming every problem when it has errors. A template's
+ * path and `./templates` are taken from `cwd`.
  */
 export async function preparePlan(
   tools: ToolCatalogue,
   input: FromTemplate | FromDot | FromGoal,
   actor?: string,
   limits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'> = {},
-): Promise<CreatePlanInput> {
+  cwd: string = process.cwd(),
+): Promise<PreparedPlan> {
   const by = actor !== undefined ? { actor } : {};
   if ('goal' in input) {
-    if (!input.goal.trim()) throw new InvalidInputError('--goal is empty: say what the plan should achieve, e.g. --goal "Summarise the open issues"');
     const title = input.title ?? (input.goal.length > 60 ? `${input.goal.slice(0, 57)}...` : input.goal);
     const graph: PlanGraph = {
       name: 'plan',
@@ -50,20 +67,21 @@ export async function preparePlan(
       edges: [],
       clusters: [],
     };
-    return { title, graph, dot: writeDot(graph), author: 'person', params: {}, updateLog: 'Created for a goal; the LLM writes the plan', ...by };
+    return { title, graph, dot: writeDot(graph), author: 'person', params: {}, updateLog: 'Created for a goal; the LLM writes the plan', warnings: [], ...by };
   }
   if ('template' in input) {
-    const template = loadTemplate(input.template);
+    const template = loadTemplate(input.template, defaultTemplateDirs(cwd), cwd);
     const instance = instantiateTemplate(template, input.values ?? {});
-    const graph = assertValidGraph(instance.graph, { tools, source: template.path, allowAgent: false });
+    const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path);
     return {
       title: input.title ?? instance.title,
       graph,
-      dot: instance.dot,
+      dot: rewritten ? withComments(authoredComments(instance.dot), graph) : instance.dot,
       author: 'template',
       template: template.name,
       params: instance.params,
       updateLog: `Created from template ${template.name}`,
+      warnings,
       ...by,
     };
   }
@@ -71,24 +89,41 @@ export async function preparePlan(
   const read = readDot(input.dot, { source, ...limits });
   // A file written by `plan show` says what revision of another plan it was made from: not part of the new plan.
   const fromShow = EDIT_BASE_ATTRIBUTES.some((key) => read.attributes[key] !== undefined);
-  const graph = assertValidGraph(fromShow ? { ...read, attributes: withoutBase(read.attributes) } : read, { tools, source, allowAgent: false });
+  const { graph, warnings, rewritten } = checked(fromShow ? { ...read, attributes: withoutBase(read.attributes) } : read, tools, source);
   refuseUnfilledParams(graph, source);
   return {
     title: input.title ?? graph.attributes.label ?? graph.name ?? source,
     graph,
-    dot: fromShow ? withComments(authoredComments(input.dot), graph) : input.dot,
+    dot: fromShow || rewritten ? withComments(authoredComments(input.dot), graph) : input.dot,
     author: 'person',
     params: defaultParams(graph),
     updateLog: `Created from ${source}`,
+    warnings,
     ...by,
   };
+}
+
+/**
+ * The graph without history, validated: the normalised graph and every warning (history resets
+ * among them, in source order), and whether the text must be written anew (history was reset, so
+ * revision 1 does not hold it either). Throws a ValidationError when there are errors.
+ */
+function checked(read: PlanGraph, tools: ToolCatalogue, source: string): { graph: PlanGraph; warnings: Diagnostic[]; rewritten: boolean } {
+  const reset = resetHistory(read);
+  const result = validateGraph(reset.graph, { tools, source, allowAgent: false });
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  const warnings = [...reset.diagnostics, ...result.diagnostics.filter((d) => d.severity !== 'error')].sort(
+    (a, b) => (a.line ?? Infinity) - (b.line ?? Infinity),
+  );
+  if (errors.length > 0 || !result.graph) throw new ValidationError([...errors, ...warnings], source);
+  return { graph: result.graph, warnings, rewritten: reset.diagnostics.length > 0 };
 }
 
 /**
  * `--review`: the plan as if it said review="required" — in its graph and in revision 1's text, so that
  * `plan show` shows it and later revisions (an edit, the LLM's rewrite) keep it.
  */
-export function requireReview(prepared: CreatePlanInput): CreatePlanInput {
+export function requireReview<T extends CreatePlanInput>(prepared: T): T {
   if (prepared.graph.attributes.review === 'required') return prepared;
   const graph: PlanGraph = { ...prepared.graph, attributes: { ...prepared.graph.attributes, review: 'required' } };
   return { ...prepared, graph, dot: withComments(authoredComments(prepared.dot), graph) };
@@ -100,9 +135,8 @@ function refuseUnfilledParams(graph: PlanGraph, source: string): void {
     .filter((p) => p.default === undefined)
     .map((p) => p.name);
   if (missing.length > 0) {
-    throw new DotplanError(
-      'INVALID_INPUT',
-      `${source} declares parameters without defaults (${missing.join(', ')}); create it as a template instead: ${commandLine('dotplan', 'plan', 'create', '--template', source, '--set', `${missing[0]}=`)}...`,
+    throw new InvalidInputError(
+      `${source} declares parameters without defaults (${missing.join(', ')}); create the plan from it as a template instead, with a value for each`,
     );
   }
 }

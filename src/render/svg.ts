@@ -1,7 +1,7 @@
 import { instance, type Viz } from '@viz-js/viz';
 import { DotplanError } from '../errors/errors.js';
 import type { PlanGraph } from '../model/types.js';
-import { toVizGraph, type RenderOptions } from './viz-graph.js';
+import { LAYOUT_FONT, SVG_FONT_FAMILY, toVizGraph, type RenderOptions } from './viz-graph.js';
 
 let viz: Promise<Viz> | undefined;
 
@@ -18,5 +18,6 @@ export async function renderSvg(graph: PlanGraph, options: RenderOptions = {}): 
     const reasons = result.errors.map((e) => e.message.trim()).join('; ');
     throw new DotplanError('INTERNAL', `Graphviz could not draw the plan: ${reasons || 'no reason given'}`);
   }
-  return result.output;
+  // Text is drawn in the font the layout was measured with, where the viewer has it (see LAYOUT_FONT).
+  return result.output.replaceAll(`font-family="${LAYOUT_FONT}"`, `font-family="${SVG_FONT_FAMILY}"`);
 }

@@ -12,7 +12,16 @@ export interface RenderOptions {
 
 /** Graph attributes that only affect the drawing and are passed to Graphviz as they are. */
 const DISPLAY_GRAPH_ATTRIBUTES = ['rankdir', 'bgcolor', 'splines', 'nodesep', 'ranksep', 'labelloc', 'labeljust'];
-const FONT = 'Helvetica,Arial,sans-serif';
+/**
+ * Graphviz sizes boxes from its own metrics of a few named fonts, and from narrow Times' for any
+ * other name — a list such as "Helvetica,Arial,sans-serif" included, so labels drawn in a sans-serif
+ * font overflowed their boxes, the legend's cells and the drawing. The layout is measured as DejaVu
+ * Sans, the widest of the usual sans-serif fonts (Linux's default); the SVG asks for it first and
+ * falls back to narrower ones (`SVG_FONT_FAMILY`), which fit the boxes as well.
+ */
+export const LAYOUT_FONT = 'DejaVu Sans';
+export const SVG_FONT_FAMILY = 'DejaVu Sans,Helvetica,Arial,sans-serif';
+const FONT = LAYOUT_FONT;
 
 /**
  * The plan as a @viz-js/viz graph object: only display attributes (label, shape, status colours,

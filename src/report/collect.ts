@@ -4,9 +4,10 @@
  * `RunReport` by a pure function. The renderers (markdown.ts, html.ts) only lay this object out;
  * every rule about what the report says — who reviewed, how long a node took, who answered — is here.
  */
-import type { RevisionEntry } from '../operations/dotplan.js';
+import type { RevisionEntry } from '../operations/options.js';
 import type { LlmCallRecord } from '../store/index.js';
-import type { EventRecord, NodeRecord, PlanRecord } from '../store/types.js';
+import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord } from '../store/types.js';
+import { graphOrder } from '../plans/graph-order.js';
 import type { Driver, NodeStatus } from '../model/types.js';
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
@@ -18,6 +19,7 @@ import { plural } from '../model/plural.js';
 export interface ReportSource {
   plan(id: string): Promise<PlanRecord>;
   nodes(planId: string): Promise<NodeRecord[]>;
+  edges(planId: string): Promise<EdgeRecord[]>;
   revisions(planId: string): Promise<RevisionEntry[]>;
   history(planId: string): Promise<EventRecord[]>;
   calls(planId: string): Promise<LlmCallRecord[]>;
@@ -26,6 +28,7 @@ export interface ReportSource {
 export interface ReportReads {
   plan: PlanRecord;
   nodes: NodeRecord[];
+  edges: EdgeRecord[];
   revisions: RevisionEntry[];
   events: EventRecord[];
   calls: LlmCallRecord[];
@@ -34,8 +37,14 @@ export interface ReportReads {
 /** Reads the plan (a NotFoundError for an id that does not exist) and everything the report shows of it. */
 export async function collectReport(source: ReportSource, planId: string): Promise<RunReport> {
   const plan = await source.plan(planId);
-  const [nodes, revisions, events, calls] = await Promise.all([source.nodes(planId), source.revisions(planId), source.history(planId), source.calls(planId)]);
-  return buildReport({ plan, nodes, revisions, events, calls });
+  const [nodes, edges, revisions, events, calls] = await Promise.all([
+    source.nodes(planId),
+    source.edges(planId),
+    source.revisions(planId),
+    source.history(planId),
+    source.calls(planId),
+  ]);
+  return buildReport({ plan, nodes, edges, revisions, events, calls });
 }
 
 /** A node's time starts when it runs, or when it starts waiting for an answer (a question never runs). */
@@ -46,7 +55,8 @@ export function who(driver: Driver, actor?: string): string {
   return actor ? `${driver}:${actor}` : driver;
 }
 
-export function buildReport({ plan, nodes, revisions, events, calls }: ReportReads): RunReport {
+export function buildReport({ plan, nodes: stored, edges, revisions, events, calls }: ReportReads): RunReport {
+  const nodes = graphOrder(stored, edges);
   const planEvents = events.filter((e) => e.nodeId === undefined);
   const finished = FINISHED_PLAN_STATUSES.has(plan.status);
   const end = finished ? planEvents.findLast((e) => e.kind === 'status' && e.to === plan.status) : undefined;
@@ -160,8 +170,10 @@ function describeEvent(e: EventRecord): string {
 }
 
 function nodeEntry(n: NodeRecord, events: readonly EventRecord[]): NodeEntry {
-  const input = n.attributes.toolInput ?? n.attributes.toolCalls ?? n.attributes.task;
   const moves = events.filter((e) => e.kind === 'status');
+  // What its last attempt ran with (references resolved, recorded with the move that ended it), else the input as written.
+  const ran = moves.findLast((e) => typeof e.detail?.input === 'string')?.detail?.input as string | undefined;
+  const input = ran ?? n.attributes.toolInput ?? n.attributes.toolCalls ?? n.attributes.task;
   const start = moves.find((e) => STARTED_NODE.has(e.to));
   const end = TERMINAL_NODE_STATUSES.has(n.status) ? moves.findLast((e) => (TERMINAL_NODE_STATUSES as ReadonlySet<string>).has(e.to)) : undefined;
   const timed = start !== undefined && end !== undefined && end.id > start.id;

@@ -105,7 +105,7 @@ function nodes({ plan, nodes }: RunReport): string {
       td(esc(n.type)),
       td(status(n.status)),
       td(formatAttempts(n.attempts, n.runs), 'num'),
-      td(n.input !== undefined ? shown(n.input, more) : '', 'value'),
+      td(n.input !== undefined ? shown(n.input, wholeValues.input(plan.id)) : '', 'value'),
       td(results.join('\n'), 'value'),
       td(esc(formatMs(n.durationMs)), 'num'),
     ];

@@ -63,7 +63,7 @@ function nodes({ plan, nodes }: RunReport): string {
       n.type,
       n.status,
       formatAttempts(n.attempts, n.runs),
-      n.input !== undefined ? shown(n.input, more) : '',
+      n.input !== undefined ? shown(n.input, wholeValues.input(plan.id)) : '',
       results.join('<br>'),
       formatMs(n.durationMs),
     ];

@@ -30,6 +30,8 @@ export function moreNote(more: number, command: string): string {
 /** Where each cut value can be read whole. */
 export const wholeValues = {
   node: (planId: string) => `dotplan plan show ${planId} --format json`,
+  /** A node's input as it ran (references resolved) is whole in the report's own data. */
+  input: (planId: string) => `dotplan plan report ${planId} --format json`,
   event: (planId: string) => `dotplan plan events ${planId} --json`,
   revision: (planId: string) => `dotplan plan revisions ${planId} --json`,
 };

@@ -12,6 +12,7 @@ export interface RunReport {
   review: ReviewSummary;
   /** Every event of the plan, oldest first. */
   timeline: TimelineEntry[];
+  /** In graph order: each node after the nodes it waits for. */
   nodes: NodeEntry[];
   questions: QuestionEntry[];
   revisions: RevisionSummary[];
@@ -81,7 +82,10 @@ export interface NodeEntry {
   /** How many times it was claimed to run, over its whole history. */
   runs: number;
   cluster?: string;
-  /** `toolInput` (a multiFunction node's `toolCalls`, an agent node's `task`). */
+  /**
+   * What its last attempt ran with, references resolved (a multiFunction node: its calls with their
+   * resolved inputs); before it ran, its `toolInput` as written (`toolCalls`, an agent node's `task`).
+   */
   input?: string;
   output?: string;
   answer?: string;

@@ -21,16 +21,27 @@ export const EDIT_BASE_ATTRIBUTES: readonly string[] = ['revision', 'asOfEvent']
 /** Lines dotplan writes into an edit file start with this; they are dropped when the file comes back. */
 export const GENERATED_PREFIX = '// dotplan:';
 
-export function editableDot(graph: PlanGraph, base: Required<EditBase> & { planId: string; comments: string; result?: string }): string {
+export function editableDot(
+  graph: PlanGraph,
+  base: Required<EditBase> & { planId: string; comments: string; result?: string; template?: string; params?: Readonly<Record<string, string>> },
+): string {
   const answer =
     base.result === undefined ? [] : [`${GENERATED_PREFIX} final answer:`, ...base.result.split('\n').map((line) => `${GENERATED_PREFIX}   ${line}`)];
   const header = [
     `${GENERATED_PREFIX} plan ${base.planId} at revision ${base.revision}. Edit, then: dotplan plan apply ${base.planId} <this file>`,
     `${GENERATED_PREFIX} status="ready" on a failed node retries it, status="skipped" skips one; revision and asOfEvent say what this edit is made from.`,
+    ...paramsLine(base.template, base.params ?? {}),
   ];
   const attributes: Attributes = { revision: String(base.revision), asOfEvent: String(base.asOfEvent), ...withoutBase(graph.attributes) };
   const comments = authoredComments(base.comments);
   return `${[...header, ...answer].join('\n')}\n${withComments(comments, { ...graph, attributes })}`;
+}
+
+/** The values the plan was made with (the DOT keeps `{{params.x}}` references and the declaration, not the values). */
+function paramsLine(template: string | undefined, params: Readonly<Record<string, string>>): string[] {
+  const values = Object.entries(params).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  if (template !== undefined) return [`${GENERATED_PREFIX} made from template ${template}${values.length > 0 ? ` with ${values.join(', ')}` : ''}`];
+  return values.length > 0 ? [`${GENERATED_PREFIX} parameter values: ${values.join(', ')}`] : [];
 }
 
 /** The graph's DOT under a comment block (a revision's text). */

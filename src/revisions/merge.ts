@@ -1,6 +1,6 @@
-import { LIVE_ATTRIBUTES } from '../engine/initial-state.js';
 import type { PlanGraph } from '../model/types.js';
 import { applyChanges, diffPlans, edgeKey, edgeName, type PlanChange } from './diff.js';
+import { keepLiveFields } from './live-fields.js';
 import { DISPLAY_ATTRIBUTES } from './rights.js';
 
 /**
@@ -10,6 +10,7 @@ import { DISPLAY_ATTRIBUTES } from './rights.js';
  * same attribute changed on both sides, an edit to a node that has since moved (started, finished),
  * an edge to a node removed since — is a conflict, named. Pure.
  */
+/** A change of an edit that clashes with what changed in the plan since the edit's base revision. */
 export interface Conflict {
   code: 'MERGE_CONFLICT';
   node?: string;
@@ -25,21 +26,6 @@ export interface Merged {
   /** The edit's changes, as applied to `current` (changes already there are left out). */
   applied: PlanChange[];
   conflicts: Conflict[];
-}
-
-/** A live field the edit deleted is no change: it is put back as `base` had it. */
-export function keepLiveFields(base: PlanGraph, edited: PlanGraph): PlanGraph {
-  const before = new Map(base.nodes.map((n) => [n.id, n]));
-  return {
-    ...edited,
-    nodes: edited.nodes.map((node) => {
-      const was = before.get(node.id);
-      if (!was) return node;
-      const attributes = { ...node.attributes };
-      for (const key of LIVE_ATTRIBUTES) if (attributes[key] === undefined && was.attributes[key] !== undefined) attributes[key] = was.attributes[key];
-      return { ...node, attributes };
-    }),
-  };
 }
 
 export function mergeEdit(base: PlanGraph, current: PlanGraph, edited: PlanGraph): Merged {

@@ -1,6 +1,8 @@
 import { LIVE_ATTRIBUTES } from '../engine/initial-state.js';
+import { commandLine } from '../model/command-line.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import { normaliseStatus } from '../model/status.js';
-import type { Driver, NodeStatus } from '../model/types.js';
+import type { Driver, NodeStatus, PlanStatus } from '../model/types.js';
 import { allowedTargets, canMoveNode } from '../state/node-moves.js';
 import { edgeName, type PlanChange } from './diff.js';
 
@@ -12,6 +14,7 @@ import { edgeName, type PlanChange } from './diff.js';
  */
 export type RevisionDriver = Extract<Driver, 'llm' | 'person' | 'operator'>;
 
+/** A change the edit's author may not make (a node that has run, a move the state machine refuses...), named with the fix. */
 export interface RightsProblem {
   code: 'NODE_RUNNING' | 'NODE_HISTORY' | 'NODE_REMOVE_RUN' | 'EDGE_INTO_STARTED' | 'NOT_ALLOWED' | 'MOVE_REFUSED' | 'STATUS_UNKNOWN';
   node?: string;
@@ -47,6 +50,28 @@ const REMOVABLE: Readonly<Record<RevisionDriver, readonly NodeStatus[]>> = {
 
 /** Graph attributes a driver may not change. */
 const FIXED_GRAPH_ATTRIBUTES: Readonly<Record<RevisionDriver, readonly string[]>> = { llm: ['goal', 'mode'], person: ['mode'], operator: ['mode'] };
+
+/**
+ * Whether a plan in `status` takes a revision by `driver` at all: a cancelled or rejected plan takes
+ * none (`plan rerun` runs it again as a new plan); a completed or failed one only an operator's,
+ * which reopens it when it gives it something to run (engine/revise.ts). A PLAN_CLOSED diagnostic
+ * when it does not.
+ */
+export function closedTo(plan: { id: string; status: PlanStatus }, driver: RevisionDriver): Diagnostic | undefined {
+  const rerun = `run it again as a new plan: ${commandLine('dotplan', 'plan', 'rerun', plan.id)}`;
+  if (plan.status === 'cancelled' || plan.status === 'rejected') {
+    return { code: 'PLAN_CLOSED', severity: 'error', message: `plan ${plan.id} is ${plan.status}: a ${plan.status} plan takes no revision`, fix: rerun };
+  }
+  if ((plan.status === 'completed' || plan.status === 'failed') && driver !== 'operator') {
+    return {
+      code: 'PLAN_CLOSED',
+      severity: 'error',
+      message: `plan ${plan.id} is ${plan.status}: only an operator's revision may change a plan that has ended (the ${driver} may not)`,
+      fix: `an operator may reopen it with \`dotplan plan apply\`, or ${rerun}`,
+    };
+  }
+  return undefined;
+}
 
 /**
  * Every problem with `changes` (from the current plan to the new one) for `driver`; empty when the
@@ -143,8 +168,9 @@ function attributeProblems(
   driver: RevisionDriver,
 ): RightsProblem[] {
   if (DISPLAY_ATTRIBUTES.has(attribute)) return [];
-  if (attribute === 'status') {
-    if (to === undefined) return []; // a live field left out is kept
+  // A live field left out of an edit is kept before changes are computed (live-fields.ts): one that is gone was deleted.
+  if (LIVE_ATTRIBUTES.has(attribute) && to === undefined) return [history(node, attribute, 'a recorded value cannot be deleted')];
+  if (attribute === 'status' && to !== undefined) {
     const target = normaliseStatus(to);
     if (!target) return [unknownStatus(node, to)];
     const current = normaliseStatus(from ?? status) ?? status;
@@ -160,10 +186,7 @@ function attributeProblems(
       },
     ];
   }
-  if (LIVE_ATTRIBUTES.has(attribute)) {
-    if (to === undefined) return []; // a live field left out is kept
-    return [history(node, attribute, `what the engine recorded is history`)];
-  }
+  if (LIVE_ATTRIBUTES.has(attribute)) return [history(node, attribute, `what the engine recorded is history`)];
   if (status === 'running') {
     return [
       {

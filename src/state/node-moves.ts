@@ -11,6 +11,7 @@ export const NODE_MOVES: MoveTable = {
   engine: [
     ['pending', 'ready'], // workflow mode: dependencies met
     ['pending', 'skipped'], // untaken branch
+    ['skipped', 'pending'], // reopened: a source it was skipped for runs again (retried) or was skipped by an operator
     ['ready', 'running'], // claimed by a worker
     ['ready', 'awaiting_input'], // confirm node asks its question
     ['running', 'done'],

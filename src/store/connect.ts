@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -8,8 +8,20 @@ import { PostgresDb } from './sql/postgres-db.js';
 import { SqliteDb } from './sql/sqlite-db.js';
 import type { Db } from './sql/executor.js';
 
-/** Where the data lives, resolved from a URL (or its absence). */
-export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+/**
+ * Where the data lives, resolved from a URL (or its absence). Only the default SQLite file has its
+ * folder made when missing (`createFolder`); a `file:` URL names a file in a folder that exists.
+ */
+export type DatabaseTarget = { kind: 'sqlite'; file: string; createFolder?: true } | { kind: 'postgres'; url: string };
+
+export interface ConnectOptions {
+  /**
+   * Make the database when it does not exist (default true). false: a SQLite file that does not
+   * exist is not created — an empty in-memory database stands in for it, so that a command that
+   * only reads (or acts on plans that would have to exist) finds nothing and leaves nothing behind.
+   */
+  create?: boolean;
+}
 
 /** The two clients a store works with: Prisma for typed reads, the raw executor for SQL. */
 export interface Connection {
@@ -23,7 +35,7 @@ export const DEFAULT_SQLITE_FILE = join('.dotplan', 'dotplan.db');
 
 /** No url → `.dotplan/dotplan.db` under cwd; `file:` → that SQLite file; `postgres(ql)://` → PostgreSQL. */
 export function resolveDatabase(url: string | undefined, cwd = process.cwd()): DatabaseTarget {
-  if (url === undefined || url.trim() === '') return { kind: 'sqlite', file: resolve(cwd, DEFAULT_SQLITE_FILE) };
+  if (url === undefined || url.trim() === '') return { kind: 'sqlite', file: resolve(cwd, DEFAULT_SQLITE_FILE), createFolder: true };
   const trimmed = url.trim();
   if (/^postgres(ql)?:\/\//i.test(trimmed)) return { kind: 'postgres', url: trimmed };
   if (/^file:/i.test(trimmed)) {
@@ -46,9 +58,9 @@ export function redact(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
-export async function connect(target: DatabaseTarget): Promise<Connection> {
+export async function connect(target: DatabaseTarget, options: ConnectOptions = {}): Promise<Connection> {
   try {
-    return target.kind === 'sqlite' ? await connectSqlite(target) : await connectPostgres(target);
+    return target.kind === 'sqlite' ? await connectSqlite(target, options.create ?? true) : await connectPostgres(target);
   } catch (error) {
     if (error instanceof DotplanError) throw error;
     const where = target.kind === 'sqlite' ? target.file : redact(target.url);
@@ -56,10 +68,24 @@ export async function connect(target: DatabaseTarget): Promise<Connection> {
   }
 }
 
-async function connectSqlite(target: { kind: 'sqlite'; file: string }): Promise<Connection> {
-  mkdirSync(dirname(target.file), { recursive: true });
+/** The file to open: the target's (its folder made if it may be), or `:memory:` for one that does not exist and is not to be created. */
+function sqlitePath(target: Extract<DatabaseTarget, { kind: 'sqlite' }>, create: boolean): string {
+  const folder = dirname(target.file);
+  if (!target.createFolder && !existsSync(folder)) {
+    throw new DotplanError(
+      'CONFIG',
+      `cannot use the SQLite database ${target.file}: the folder ${folder} does not exist (create it first; only the default ${dirname(DEFAULT_SQLITE_FILE)}/ folder is made by dotplan)`,
+    );
+  }
+  if (!create && !existsSync(target.file)) return ':memory:';
+  if (target.createFolder) mkdirSync(folder, { recursive: true });
+  return target.file;
+}
+
+async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>, create: boolean): Promise<Connection> {
+  const path = sqlitePath(target, create);
   const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-better-sqlite3'), import('../generated/sqlite/client.js')]);
-  const factory = new PrismaBetterSqlite3({ url: `file:${target.file}`, timeout: 5000 });
+  const factory = new PrismaBetterSqlite3({ url: path === ':memory:' ? path : `file:${path}`, timeout: 5000 });
   // Prisma opens the connection; we keep a handle on it so that our SQL and Prisma's share it.
   let handle: BetterSqlite3.Database | undefined;
   const adapter = {

@@ -20,8 +20,8 @@ export class SqlEventFeed implements EventFeed {
     return listEvents(this.db, { planId, ...options });
   }
 
-  listAll(options: { after?: number; limit?: number } = {}): Promise<EventRecord[]> {
-    return listEvents(this.db, { after: options.after, limit: options.limit ?? 1000 });
+  listAll(options: { after?: number; limit?: number; kind?: EventKind } = {}): Promise<EventRecord[]> {
+    return listEvents(this.db, { after: options.after, kind: options.kind, limit: options.limit ?? 1000 });
   }
 
   async lastId(): Promise<number> {

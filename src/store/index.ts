@@ -23,10 +23,15 @@ export interface OpenStoreOptions {
   cwd?: string;
   /** Where the migration folders are (tests); default the package's prisma/migrations. */
   migrationsDir?: string;
+  /**
+   * Make the database if it does not exist (default true). false: a SQLite file that does not exist
+   * reads as an empty database and is not created (commands that only read create nothing).
+   */
+  create?: boolean;
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
-  const connection = await connect(resolveDatabase(options.url, options.cwd));
+  const connection = await connect(resolveDatabase(options.url, options.cwd), { create: options.create ?? true });
   const { db, target } = connection;
   try {
     await migrate(db, options.migrationsDir);
@@ -59,5 +64,5 @@ export { newPlanId } from './ids.js';
 export { endsPlan } from './event-feed.js';
 export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
-export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmWork } from './llm-queue.js';
+export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';

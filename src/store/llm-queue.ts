@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeText, encodeText } from './text.js';
+import { PLAN_WAITS } from '../model/waiting.js';
 import { forUpdate, type Db, type Queryable } from './sql/executor.js';
 
 /**
@@ -20,9 +21,12 @@ export interface LlmWork {
   tokensUsed: number;
 }
 
+/** Why the model was called: the first plan, a rewrite, a verify="llm" judgement, the final answer. */
 export type LlmPurpose = 'plan' | 'rewrite' | 'verify' | 'answer';
+/** How a call ended: a reply applied or refused (plans), `ok` (other purposes), or an endpoint error. */
 export type LlmOutcome = 'applied' | 'refused' | 'ok' | 'error';
 
+/** A call to the model as it is recorded. */
 export interface LlmCallInput {
   planId: string;
   nodeId?: string;
@@ -39,9 +43,22 @@ export interface LlmCallInput {
   diagnostics?: unknown;
 }
 
+/** A recorded call to the model (`calls(planId)`), oldest first. */
 export interface LlmCallRecord extends LlmCallInput {
+  /** Grows in the order calls are recorded. */
   id: number;
+  /** When it was recorded. */
   at: Date;
+}
+
+/** A plan's LLM work as `plan show` describes what the plan waits for. */
+export interface LlmState {
+  /** Requests due (0: no LLM work waits). */
+  due: number;
+  /** The worker serving them now, while its lease holds. */
+  servedBy?: string;
+  /** The plan's last call, when it did not succeed: its reply refused, or the endpoint failed. */
+  lastProblem?: { at: Date; outcome: 'refused' | 'error'; message: string };
 }
 
 export interface LlmQueue {
@@ -57,6 +74,8 @@ export interface LlmQueue {
   release(work: LlmWork): Promise<void>;
   /** Requests due now (some may have arrived while the work was served). */
   due(planId: string): Promise<number>;
+  /** The plan's LLM work now: requests due, who serves them, the last call's problem. */
+  state(planId: string): Promise<LlmState>;
   /** Records a call and adds its tokens to the plan's spending. */
   record(call: LlmCallInput): Promise<void>;
   calls(planId: string): Promise<LlmCallRecord[]>;
@@ -91,10 +110,14 @@ export class SqlLlmQueue implements LlmQueue {
   }
 
   async done(work: LlmWork): Promise<void> {
+    // A plan under review whose draft is now written starts waiting for its reviewer (src/store/sql/waits.ts): from now, announced afresh.
+    const drafted = `status = '${PLAN_WAITS}' AND llm_due <= ?`;
     await this.db.run(
       `UPDATE plans SET llm_due = CASE WHEN llm_due > ? THEN llm_due - ? ELSE 0 END, llm_attempts = 0, ` +
-        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ?`,
-      [work.due, work.due, work.planId, work.token],
+        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL, ` +
+        `waiting_since = CASE WHEN ${drafted} THEN NOW ELSE waiting_since END, remind_at = CASE WHEN ${drafted} THEN NULL ELSE remind_at END, ` +
+        `timeout_at = CASE WHEN ${drafted} THEN NULL ELSE timeout_at END WHERE id = ? AND llm_lease_token = ?`,
+      [work.due, work.due, work.due, work.due, work.due, work.planId, work.token],
     );
   }
 
@@ -112,6 +135,29 @@ export class SqlLlmQueue implements LlmQueue {
   async due(planId: string): Promise<number> {
     const [row] = await this.db.all<{ due: number }>(`SELECT llm_due AS "due" FROM plans WHERE id = ?`, [planId]);
     return Number(row?.due ?? 0);
+  }
+
+  async state(planId: string): Promise<LlmState> {
+    const [plan] = await this.db.all<{ due: number; owner: string | null }>(
+      `SELECT llm_due AS "due", CASE WHEN llm_lease_expires_at >= NOW THEN llm_lease_owner END AS "owner" FROM plans WHERE id = ?`,
+      [planId],
+    );
+    const [last] = await this.db.all<{ outcome: LlmOutcome; diagnostics: string | null; at: number }>(
+      `SELECT outcome, diagnostics, at FROM llm_calls WHERE plan_id = ? ORDER BY id DESC LIMIT 1`,
+      [planId],
+    );
+    const state: LlmState = { due: Number(plan?.due ?? 0) };
+    if (plan?.owner) state.servedBy = plan.owner;
+    if (last && (last.outcome === 'refused' || last.outcome === 'error')) {
+      const problems = last.diagnostics === null ? [] : (JSON.parse(decodeText(last.diagnostics)) as Array<{ message?: string }>);
+      const message =
+        problems
+          .map((p) => p.message)
+          .filter(Boolean)
+          .join('; ') || last.outcome;
+      state.lastProblem = { at: new Date(Number(last.at)), outcome: last.outcome, message };
+    }
+    return state;
   }
 
   async record(call: LlmCallInput): Promise<void> {

@@ -9,7 +9,7 @@ import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord, RevisionRecord } 
  */
 type Time = number | bigint;
 
-export const PLAN_COLUMNS = `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt"`;
+export const PLAN_COLUMNS = `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt", rerun_of AS "rerunOf"`;
 /** The node columns under the NodeRow field names; `prefix` qualifies them (`nodes.`) where a join makes names ambiguous. */
 export function nodeColumns(prefix = ''): string {
   const p = prefix;
@@ -36,6 +36,7 @@ export interface PlanRow {
   updatedAt: Time;
   result?: string | null;
   tokensUsed?: number;
+  rerunOf?: string | null;
 }
 
 export interface NodeRow {
@@ -93,6 +94,7 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     updatedAt: toDate(row.updatedAt),
     ...(row.result !== undefined && row.result !== null ? { result: decodeText(row.result) } : {}),
     ...(row.tokensUsed ? { tokensUsed: Number(row.tokensUsed) } : {}),
+    ...(row.rerunOf !== undefined && row.rerunOf !== null ? { rerunOf: row.rerunOf } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ import { WAKE_CHANNEL, type Wakes } from './wake.js';
 export interface PlannedStep {
   step: Step;
   plan: PlanState;
+  /** The plan's revision the step's snapshot was read at, where it was not read under lock (a claim's basis): written only if it still holds. */
+  revision?: number;
 }
 
 export interface Written {
@@ -48,7 +50,7 @@ export class StepWriter {
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions = NO_CLAIM,
   ): Promise<Written> {
-    const plans = new Map(steps.map((s) => [s.step.planId, s.plan.status]));
+    const plans = new Map(steps.map((s) => [s.step.planId, { status: s.plan.status, ...(s.revision !== undefined ? { revision: s.revision } : {}) }]));
     const writes = toWriteSet(
       steps.map((s) => s.step),
       rows,

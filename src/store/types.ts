@@ -6,74 +6,109 @@ import type { RetryDefaults } from '../engine/retry-policy.js';
 import type { Attributes, Driver, EventKind, NodeStatus, NodeType, PlanGraph, PlanStatus, RevisionAuthor } from '../model/types.js';
 import type { EventInput } from '../engine/step.js';
 
+/** The database the plans are stored in. */
 export type Backend = 'sqlite' | 'postgres';
 
 // --- records: what the store gives back ----------------------------------------------------------
 
+/** A stored plan: what it is, where it stands, its latest revision's graph attributes. */
 export interface PlanRecord {
+  /** `p_…`, made when the plan is created. */
   id: string;
+  /** The title given, or the graph's label. */
   title: string;
   status: PlanStatus;
   /** `workflow` (engine drives readiness) or `reflection` (LLM rewrites). */
   mode: string;
+  /** The template it was made from, if any. */
   template?: string;
+  /** Its template parameters' values (given or default). */
   params: Record<string, string>;
   /** Graph attributes of the latest revision. */
   attributes: Attributes;
+  /** The latest revision's number (1 for a plan never changed). */
   revision: number;
+  /** Why it failed, when it did. */
   error?: string;
   createdAt: Date;
+  /** When the plan last changed. */
   updatedAt: Date;
   /** Reflection plans: the final answer, once written. */
   result?: string;
   /** Reflection plans: tokens spent on the plan's LLM calls. */
   tokensUsed?: number;
+  /** The plan this one runs again (`dotplan plan rerun`). */
+  rerunOf?: string;
 }
 
+/** A node of a stored plan, with its live state (status, attempts, output, answer, error, lease). */
 export interface NodeRecord {
   planId: string;
+  /** The node's id in the DOT text. */
   id: string;
   type: NodeType;
   status: NodeStatus;
+  /** Its `label` attribute, if any. */
   label?: string;
   /** The node's DOT attributes from the latest revision (status/output/answer/error are the live fields below). */
   attributes: Attributes;
+  /** The `subgraph cluster_*` it is in, if any. */
   cluster?: string;
+  /** Attempts so far (a retry by the operator starts them afresh). */
   attempts: number;
+  /** What its tool returned (text, or JSON for other values), once done. */
   output?: string;
+  /** A confirm node's answer, once given. */
   answer?: string;
+  /** Why its last attempt failed. */
   error?: string;
   /** For a skipped node: who skipped it by hand (absent for an untaken branch). */
   skippedBy?: Driver;
-  /** Incoming edges whose source has not finished; incoming edges that were taken. */
+  /** Incoming edges whose source has not finished. */
   waiting: number;
+  /** Incoming edges that were taken. */
   taken: number;
   /** Earliest time a ready node may run again (retry backoff). */
   runAfter?: Date;
+  /** The worker that holds the running node's lease. */
   leaseOwner?: string;
+  /** When that lease runs out unless renewed. */
   leaseExpiresAt?: Date;
+  /** When its current or last attempt started. */
   startedAt?: Date;
+  /** When it finished (done, failed, skipped, cancelled). */
   finishedAt?: Date;
   updatedAt: Date;
 }
 
+/** An edge of a plan's latest revision: `to` depends on `from`; taken only when `when` matches, if given. */
 export interface EdgeRecord {
+  /** The node it starts from. */
   from: string;
+  /** The node that depends on `from`. */
   to: string;
+  /** The condition on `from`'s output or answer (`yes|y`, `!no`, ...), if any. */
   when?: string;
 }
 
+/** One revision of a plan's DOT text, as it was written, with who wrote it (`author`) and its parent revision. */
 export interface RevisionRecord {
   planId: string;
+  /** 1, 2, ... in the order they were made. */
   number: number;
+  /** The DOT text as written. */
   dot: string;
   author: RevisionAuthor;
+  /** What changed and why, in the author's words. */
   updateLog?: string;
+  /** The revision it was made from (absent for the first). */
   parent?: number;
   createdAt: Date;
 }
 
+/** One entry of the audit log: a status move (`from` → `to`), an answer, a revision, a review, a notice or a tool's log line, with who and why. */
 export interface EventRecord {
+  /** Grows in the order events are committed, across plans: `after` in queries. */
   id: number;
   planId: string;
   /** Absent for plan-level events. */
@@ -82,11 +117,15 @@ export interface EventRecord {
   driver: Driver;
   /** Who exactly: a worker id, a person's name. */
   actor?: string;
-  /** Status moves: the statuses; other kinds: empty. */
+  /** Status moves: the status before; other kinds: empty. */
   from: string;
+  /** Status moves: the status after; other kinds: empty. */
   to: string;
+  /** Why, in words (a tool's log line for a `log` event). */
   reason?: string;
+  /** The kind's details: an answer's text, a revision's number and changes, a notice's channel... */
   detail?: Record<string, unknown>;
+  /** When it was committed (the database's clock). */
   at: Date;
 }
 
@@ -101,6 +140,10 @@ export interface CreatePlanInput {
   updateLog?: string;
   template?: string;
   params?: Record<string, string>;
+  /** `plan rerun`: the plan this one runs again, and the node it runs again from (recorded with the creation). */
+  rerunOf?: { planId: string; from?: string };
+  /** More events recorded with the creation, after its own (`plan rerun`: each result carried over). */
+  events?: ReadonlyArray<Omit<EventInput, 'planId'>>;
 }
 
 // --- plans and revisions ------------------------------------------------------------------------
@@ -179,6 +222,11 @@ export type DecideRevision = (current: { snapshot: Snapshot; revision: { number:
  */
 export interface ClaimBasis {
   plan: PlanState;
+  /**
+   * The plan's revision when the claim read the dependents: a revision since (an edge added from the
+   * node, say) makes a finish from this basis fall back to the locking path.
+   */
+  revision: number;
   rowId: number;
   node: NodeState;
   dependents: Array<{ rowId: number; edge: OutEdge; node: NodeState }>;
@@ -277,6 +325,7 @@ export interface WakeEvent {
   planId?: string;
 }
 
+/** A feed started by `events.follow`. */
 export interface Following {
   /** Resolves with the event that ended the feed, or undefined once stopped. */
   ended: Promise<EventRecord | undefined>;
@@ -285,11 +334,10 @@ export interface Following {
 }
 
 export interface EventFeed {
-  /** A plan's events after an id, oldest first. */
   /** The plan's events after `after`, up to `upTo`, of one kind if given, oldest first. */
   list(planId: string, options?: { after?: number; upTo?: number; kind?: EventKind }): Promise<EventRecord[]>;
-  /** Every plan's events after an id, oldest first, at most `limit` (default 1000). */
-  listAll(options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
+  /** Every plan's events after an id (of one kind if given), oldest first, at most `limit` (default 1000). */
+  listAll(options?: { after?: number; limit?: number; kind?: EventKind }): Promise<EventRecord[]>;
   /** The newest event id, 0 when there is none. */
   lastId(): Promise<number>;
   /** Records events that are not moves (notices). */

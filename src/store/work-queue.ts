@@ -60,9 +60,13 @@ export class SqlWorkQueue implements WorkQueue {
     const eligible = (r: AttemptReport) => r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
     if (this.db.dialect !== 'postgres' || !reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
+    const revisions = new Map<string, number>();
     const tokens = new Map<number, string>();
     for (const { claim } of reports) {
       const basis = claim.basis!;
+      // Bases of one plan read at different revisions do not make one snapshot.
+      if ((revisions.get(claim.planId) ?? basis.revision) !== basis.revision) return undefined;
+      revisions.set(claim.planId, basis.revision);
       let loaded = byPlan.get(claim.planId);
       if (!loaded) byPlan.set(claim.planId, (loaded = { plan: basis.plan, params: claim.params, nodes: new Map(), edges: new Map(), rows: new Map() }));
       if (loaded.nodes.has(claim.nodeId)) return undefined;
@@ -80,7 +84,8 @@ export class SqlWorkQueue implements WorkQueue {
     }
     let steps: PlannedStep[];
     try {
-      steps = await this.#steps(reports, byPlan, options);
+      // Written only if each plan is still at the revision its bases were read at: a revision since may have changed the edges.
+      steps = (await this.#steps(reports, byPlan, options)).map((s) => ({ ...s, revision: revisions.get(s.step.planId)! }));
     } catch (error) {
       if (error instanceof NeedsMore) return undefined;
       throw error;

@@ -56,13 +56,13 @@ export function listTemplates(dirs: string[] = defaultTemplateDirs()): TemplateI
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** A template by name (from `listTemplates(dirs)`) or by path to a `.dot` file. */
-export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplateDirs()): Template {
-  if (looksLikePath(nameOrPath)) {
+/** A template by name (from `listTemplates(dirs)`) or by path (relative to `cwd`) to a `.dot` file. */
+export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplateDirs(), cwd: string = process.cwd()): Template {
+  if (looksLikePath(nameOrPath, cwd)) {
     if (!nameOrPath.endsWith('.dot')) {
       throw new InvalidInputError(`template ${JSON.stringify(nameOrPath)} looks like a path but is not a .dot file; give a template name (see \`dotplan template list\`) or the path of a .dot file`);
     }
-    const path = resolve(nameOrPath);
+    const path = resolve(cwd, nameOrPath);
     if (!existsSync(path) || !statSync(path).isFile()) throw new NotFoundError(`template file ${nameOrPath} does not exist`);
     return readTemplate(path);
   }
@@ -120,8 +120,8 @@ function describe(path: string): TemplateInfo {
  */
 const TEMPLATE_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
-function looksLikePath(value: string): boolean {
-  return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(value));
+function looksLikePath(value: string, cwd: string): boolean {
+  return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(resolve(cwd, value)));
 }
 
 function isDirectory(path: string): boolean {

@@ -8,4 +8,4 @@ export {
   type TemplateInfo,
 } from './catalogue.js';
 export { firstParagraph, readHeaderComment } from './header.js';
-export { instantiateTemplate, parseSetFlags, renderParams, type Instantiation } from './instantiate.js';
+export { instantiateTemplate, renderParams, type Instantiation } from './instantiate.js';

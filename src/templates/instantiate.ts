@@ -1,5 +1,5 @@
 import { writeDot } from '../dot/index.js';
-import { InvalidInputError } from '../errors/errors.js';
+import { InvalidArgumentError } from '../errors/errors.js';
 import { findReferences } from '../model/references.js';
 import type { PlanGraph } from '../model/types.js';
 import type { Template } from './catalogue.js';
@@ -26,16 +26,13 @@ export function instantiateTemplate(template: Template, values: Record<string, s
   const unknown = Object.keys(values).filter((key) => !names.includes(key));
   if (unknown.length > 0) {
     const list = names.length > 0 ? names.join(', ') : 'none';
-    throw new InvalidInputError(
-      `template "${template.name}" has no parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; declared parameters: ${list}`,
-    );
+    const others = unknown.length > 1 ? ` (nor ${unknown.length > 2 ? 'are' : 'is'} ${unknown.slice(1).map((k) => `"${k}"`).join(', ')})` : '';
+    throw InvalidArgumentError.about(`values.${unknown[0]!}`, `is not a parameter of template "${template.name}"${others}; its parameters: ${list}`);
   }
   const missing = declared.filter((p) => p.default === undefined && values[p.name] === undefined);
   if (missing.length > 0) {
-    const flags = missing.map((p) => `--set ${p.name}=...`).join(' ');
-    throw new InvalidInputError(
-      `template "${template.name}" needs a value for ${missing.map((p) => `"${p.name}"`).join(', ')} (give ${flags})`,
-    );
+    const others = missing.length > 1 ? ` (so ${missing.length > 2 ? 'are' : 'is'} ${missing.slice(1).map((p) => `"${p.name}"`).join(', ')})` : '';
+    throw InvalidArgumentError.about(`values.${missing[0]!.name}`, `is required: template "${template.name}" declares it without a default${others}`);
   }
   const params: Record<string, string> = {};
   for (const p of declared) params[p.name] = values[p.name] ?? p.default ?? '';
@@ -57,21 +54,4 @@ export function renderParams(text: string, params: Record<string, string>): stri
     at = ref.index + ref.raw.length;
   }
   return out + text.slice(at);
-}
-
-const KEY = /^[A-Za-z_][\w-]*$/;
-
-/** `["topic=AI", "audience=kids"]` → `{ topic: "AI", audience: "kids" }`; the value may contain `=`. */
-export function parseSetFlags(entries: readonly string[]): Record<string, string> {
-  const out = new Map<string, string>();
-  for (const entry of entries) {
-    const eq = entry.indexOf('=');
-    const key = eq < 0 ? '' : entry.slice(0, eq).trim();
-    if (eq < 0 || !KEY.test(key)) {
-      throw new InvalidInputError(`--set expects key=value (a parameter name, "=", then the value), got ${JSON.stringify(entry)}`);
-    }
-    if (out.has(key)) throw new InvalidInputError(`--set ${key} is given twice`);
-    out.set(key, entry.slice(eq + 1));
-  }
-  return Object.fromEntries(out);
 }

@@ -2,6 +2,8 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DotplanError } from '../errors/errors.js';
+import { describeIssue } from '../errors/describe-issue.js';
+import { toolSchema } from './tool-schema.js';
 import type { Tool } from './types.js';
 
 /** Tools loaded from one user module (`--tools`, `DOTPLAN_TOOLS`, the config file's `tools`). */
@@ -12,7 +14,6 @@ export interface UserToolModule {
 }
 
 const TYPESCRIPT = /\.(?:ts|mts|cts|tsx)$/i;
-const CODE = /^[A-Za-z_][\w.:-]*$/;
 
 /** Loads each module in order; paths are relative to `cwd` unless absolute. */
 export async function loadUserTools(paths: readonly string[], cwd = process.cwd()): Promise<UserToolModule[]> {
@@ -71,22 +72,13 @@ function checkTools(path: string, values: unknown[]): Tool[] {
     if (value === null || typeof value !== 'object') {
       throw new DotplanError('CONFIG', `${where} is ${value === null ? 'null' : typeof value}, not a tool object { code, run }`);
     }
-    const tool = value as Record<string, unknown>;
-    if (typeof tool.code !== 'string' || !CODE.test(tool.code)) {
-      throw new DotplanError(
-        'CONFIG',
-        `${where}: "code" must be a name of letters, digits, _ . : - starting with a letter or _ (got ${JSON.stringify(tool.code) ?? 'undefined'})`,
-      );
+    const checked = toolSchema.safeParse(value, { error: describeIssue, reportInput: true });
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      const code = (value as { code?: unknown }).code;
+      const named = issue.path[0] !== 'code' && typeof code === 'string' ? `${where} ("${code}")` : where;
+      throw new DotplanError('CONFIG', `${named}: "${issue.path.join('.')}" ${issue.message}`);
     }
-    const named = `${where} ("${tool.code}")`;
-    if (typeof tool.run !== 'function') throw new DotplanError('CONFIG', `${named}: "run" must be a function (input, ctx) => result`);
-    if (tool.description !== undefined && typeof tool.description !== 'string') {
-      throw new DotplanError('CONFIG', `${named}: "description" must be a string`);
-    }
-    const schema = tool.inputSchema as { safeParse?: unknown } | undefined;
-    if (schema !== undefined && (schema === null || typeof schema.safeParse !== 'function')) {
-      throw new DotplanError('CONFIG', `${named}: "inputSchema" must be a zod schema (an object with safeParse)`);
-    }
-    return tool as unknown as Tool;
+    return value as Tool;
   });
 }

@@ -1,6 +1,6 @@
 /**
- * Every diagnostic code the DOT reader, the validator and the LLM reply codec produce, with what it means. Codes are
- * stable: scripts and the README rely on them.
+ * Every diagnostic code the DOT reader, the validator, the LLM reply codec and the revision path produce, with what it
+ * means. Codes are stable: scripts and the README rely on them.
  */
 export const DIAGNOSTIC_CODES = {
   // reading DOT (src/dot)
@@ -17,7 +17,6 @@ export const DIAGNOSTIC_CODES = {
   TYPE_MISSING: 'a node without `type`',
   TYPE_UNKNOWN: '`type` is not function, multiFunction, confirm or agent',
   NODE_TYPE_NOT_SUPPORTED: 'an agent node where agents are not allowed',
-  STATUS_MISSING: 'warning: a node without `status` (taken as pending)',
   STATUS_UNKNOWN: '`status` is neither a canonical status nor a seed alias',
   SELF_LOOP: 'an edge from a node to itself',
   CYCLE: 'a cycle of edges (nodes named in order)',
@@ -33,7 +32,7 @@ export const DIAGNOSTIC_CODES = {
   RETRIES_INVALID: '`retries` is not a non-negative whole number',
   DURATION_INVALID: '`retryDelay`, `timeout`, `remindEvery`, `answerTimeout` or `reviewTimeout` is not a duration (500ms, 10s, 5m, 1h, 1d, plain ms)',
   // references, edges, plan settings
-  REFERENCE_INVALID: 'a `{{...}}` that is not {{nodes.<id>.output|answer...}} or {{params.<name>}}',
+  REFERENCE_INVALID: 'a malformed {{params...}} or {{nodes...}} reference (any other `{{...}}` is text left for the tool)',
   REFERENCE_UNKNOWN_NODE: '{{nodes.X...}} names a node that is not in the plan',
   REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
   PARAM_UNDECLARED: "{{params.x}} names a parameter the graph's `params` does not declare",
@@ -50,6 +49,12 @@ export const DIAGNOSTIC_CODES = {
   REPLY_LOG_UNCLOSED: 'an @epupdatelog@ block is never closed',
   REPLY_NOTHING_TO_RUN: 'a reflection plan left with pending nodes but none ready, running or waiting (it would stall)',
   REPLY_ID_REUSED: 'a new node reuses the id of a node an earlier revision removed',
+  // creating and revising a stored plan (src/plans/reset-history.ts, src/revisions, src/operations/decide-revision.ts)
+  EDIT_BASE_INVALID: "an edit's `revision` or `asOfEvent` (what it was made from) is not a number",
+  MERGE_CONFLICT: 'an edit changes what changed in the plan since the edit was made',
+  HISTORY_RESET:
+    'warning: a new plan given a running, done, failed or cancelled node, or a toolOutput, answer or error (e.g. another plan as plan show wrote it): the node starts pending, the value is left out',
+  PLAN_CLOSED: 'a revision of a cancelled or rejected plan (or, by the LLM or a reviewer, of a plan that has ended): run it again with plan rerun',
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -66,15 +66,8 @@ export const checkStructure: Check = (ctx) => {
       });
     }
     const status = node.attributes['status'];
-    if (status === undefined) {
-      out.push({
-        code: 'STATUS_MISSING',
-        severity: 'warning',
-        message: `node ${q(node.id)} has no status; it is taken as "pending"`,
-        ...atNode(node, 'status'),
-        fix: 'add status="pending" (or another status) to say so explicitly',
-      });
-    } else if (!ctx.statusOf(node)) {
+    // No status is no problem: a new node is pending, a node an edit or a reply leaves it out of keeps its own.
+    if (status !== undefined && !ctx.statusOf(node)) {
       const allowed = [...NODE_STATUSES, ...Object.keys(STATUS_ALIASES)];
       out.push({
         code: 'STATUS_UNKNOWN',

@@ -18,6 +18,7 @@ export interface ValidateOptions {
   maxASTNodes?: number;
 }
 
+/** The validator's verdict on a plan: `valid` and every diagnostic. */
 export interface ValidationResult {
   /** True when no diagnostic is an error (warnings allowed). */
   valid: boolean;

@@ -6,16 +6,21 @@ import type { Notice } from '../notify/notice.js';
 import type { DueNotice, Store } from '../store/index.js';
 
 /**
- * People in the loop, from the worker's side (issue 9): each round it looks for questions and reviews
- * due a notice — the first one when they start waiting, then a reminder every `remindEvery` (node,
- * plan, else the configured interval) until answered or decided — claims each one in the store (one
- * worker wins, however many run) and hands it to the host to send. The same rounds apply
- * `answerTimeout` (the node's `default`, else it fails) and `reviewTimeout` (`onReviewTimeout`).
+ * People in the loop, from the worker's side (issue 9): each round it works out when the waits that
+ * began since the last look time out, applies the timeouts that have come — `answerTimeout` (the
+ * node's `default`, else it fails), `reviewTimeout` (`onReviewTimeout`) — earliest first, whether or
+ * not anyone takes notices here, then looks for questions and reviews due a notice — the first one
+ * when they start waiting, then a reminder every `remindEvery` (node, plan, else the configured
+ * interval) until answered or decided — claims each one in the store (one worker wins, however many
+ * run) and hands it to the host to send. Every time counts from the wait's one `since`.
  */
 export type { Notice } from '../notify/notice.js';
 
 /** How often a worker looks for due notices and timeouts at most. */
 const SWEEP_EVERY_MS = 1_000;
+/** Waits read at once; a look reads more batches while they come full, up to BATCHES. */
+const BATCH = 50;
+const BATCHES = 20;
 
 export class Attention {
   #last = 0;
@@ -27,34 +32,38 @@ export class Attention {
   ) {}
 
   /**
-   * One look, at most once a second (unless forced): claims and sends what is due, applies timeouts.
-   * Returns 0 when it looked, else the ms until it may look again.
+   * One look, at most once a second (unless forced): works out new waits' timeouts, applies those
+   * that have come, claims and sends what is due. Returns 0 when it looked, else the ms until it may look again.
    */
   async sweep(force = false): Promise<number> {
     const started = Date.now();
     if (!force && started - this.#last < SWEEP_EVERY_MS) return SWEEP_EVERY_MS - (started - this.#last);
     this.#last = started;
-    const due = await this.store.attention.due(50);
+    const { attention } = this.store;
+    await batches(
+      () => attention.unscheduled(BATCH),
+      (wait) => attention.schedule(wait, timeoutOf(wait)?.at),
+    );
+    await batches(
+      () => attention.timedOut(BATCH),
+      (wait) => this.#timeOut(wait),
+    );
+    if (!this.options.sends()) return 0;
+    const due = await attention.due(BATCH);
     if (due.length === 0) return 0;
-    const now = await this.store.attention.now();
+    const now = await attention.now();
     for (const item of due) {
-      const timeout = timeoutAt(item);
-      if (timeout !== undefined && timeout.at <= now) {
-        await this.#timeOut(item, timeout.why);
-        continue;
-      }
-      if (!this.options.sends()) continue;
-      const next = Math.min(now + this.#interval(item), timeout?.at ?? Infinity);
-      if (!(await this.store.attention.claim(item, next))) continue; // another worker sent it
+      const next = Math.min(now + this.#interval(item), item.timeoutAt ?? Infinity);
+      if (!(await attention.claim(item, next))) continue; // another worker sent it
       const reminder = item.remindAt === null ? 0 : Math.max(1, Math.round((now - item.since.getTime()) / this.#interval(item)));
       this.options.send(notice(item, reminder));
     }
     return 0;
   }
 
-  /** When the next notice is due (for the worker's wake-up timer); none when nobody takes notices (timeouts then wait for the poll). */
-  async nextDue(): Promise<Date | undefined> {
-    return this.options.sends() ? this.store.attention.nextDue() : undefined;
+  /** When the next timeout or notice is due (for the worker's wake-up timer); notices only when someone takes them here. */
+  nextDue(): Promise<Date | undefined> {
+    return this.store.attention.nextDue(this.options.sends());
   }
 
   #interval(item: DueNotice): number {
@@ -62,7 +71,8 @@ export class Attention {
     return (text !== undefined ? parseDuration(text) : undefined) ?? this.options.remindEveryMs;
   }
 
-  async #timeOut(item: DueNotice, why: string): Promise<void> {
+  async #timeOut(item: DueNotice): Promise<void> {
+    const why = timeoutOf(item)?.why ?? `the ${item.kind === 'question' ? 'answer' : 'review'} timed out`;
     if (item.kind === 'question') {
       await this.store.plans.change(item.planId, { nodes: [item.nodeId!] }, (snapshot) => engine.answerTimedOut(snapshot, item.nodeId!, why));
     } else {
@@ -71,8 +81,22 @@ export class Attention {
   }
 }
 
-/** When the question or review times out, if it does. */
-function timeoutAt(item: DueNotice): { at: number; why: string } | undefined {
+/**
+ * Reads waits batch by batch and acts on each, while batches come full (what is acted on leaves the
+ * set read). One that fails does not hold up those after it; the first failure is thrown at the end.
+ */
+async function batches(read: () => Promise<DueNotice[]>, act: (wait: DueNotice) => Promise<void>): Promise<void> {
+  const failures: unknown[] = [];
+  for (let round = 0; round < BATCHES; round++) {
+    const waits = await read();
+    for (const wait of waits) await act(wait).catch((error: unknown) => failures.push(error));
+    if (waits.length < BATCH || failures.length > 0) break;
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
+/** When the question or review times out (its answerTimeout or reviewTimeout after it started waiting), if it does. */
+function timeoutOf(item: DueNotice): { at: number; why: string } | undefined {
   const key = item.kind === 'question' ? 'answerTimeout' : 'reviewTimeout';
   const text = item.kind === 'question' ? item.attributes?.[key] : item.planAttributes[key];
   const ms = text !== undefined ? parseDuration(text) : undefined;

@@ -70,6 +70,6 @@ export function assertCron(expression: string): void {
   const check = cron.validateDetailed(expression);
   if (!check.valid) {
     const detail = check.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-    throw new DotplanError('INVALID_INPUT', `--poll "${expression}" is not a cron expression (${detail}); e.g. "*/30 * * * * *" polls every 30 seconds`);
+    throw new DotplanError('INVALID_INPUT', `worker.poll "${expression}" is not a cron expression (${detail}); e.g. "*/30 * * * * *" polls every 30 seconds`);
   }
 }

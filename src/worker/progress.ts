@@ -3,7 +3,7 @@ import type { EventRecord } from '../store/types.js';
 /**
  * One readable line per event: a status move (time, plan, node, from → to, duration of the attempt,
  * why), or another kind (an answer, a notice, a revision: its kind, who and why); or one JSON object
- * per line with `--json`. Durations are measured from the node's last move to `running` among the
+ * per line with `--json` (`eventJson`, plus `durationMs`). Durations are measured from the node's last move to `running` among the
  * events seen.
  */
 export class ProgressPrinter {
@@ -25,22 +25,7 @@ export class ProgressPrinter {
       this.startedAt.delete(key);
     }
     if (this.json) {
-      this.write(
-        JSON.stringify({
-          id: event.id,
-          at: event.at.toISOString(),
-          plan: event.planId,
-          ...(event.nodeId !== undefined ? { node: event.nodeId } : {}),
-          kind: event.kind,
-          driver: event.driver,
-          ...(event.actor !== undefined ? { actor: event.actor } : {}),
-          from: event.from,
-          to: event.to,
-          ...(event.reason ? { reason: event.reason } : {}),
-          ...(event.detail !== undefined ? { detail: event.detail } : {}),
-          ...(durationMs !== undefined ? { durationMs } : {}),
-        }),
-      );
+      this.write(JSON.stringify({ ...eventJson(event), ...(durationMs !== undefined ? { durationMs } : {}) }));
       return;
     }
     const time = event.at.toISOString().slice(11, 23);
@@ -54,6 +39,23 @@ export class ProgressPrinter {
     const why = event.reason ? `  ${oneLine(event.reason)}` : '';
     this.write(`${time}  ${event.planId}  ${subject.padEnd(16)}  ${move}${took}${why}`);
   }
+}
+
+/** An event as JSON, the same keys wherever it is printed: `plan events --json`, `worker --json`, `demo --json`. */
+export function eventJson(event: EventRecord): Record<string, unknown> {
+  return {
+    id: event.id,
+    at: event.at.toISOString(),
+    planId: event.planId,
+    ...(event.nodeId !== undefined ? { nodeId: event.nodeId } : {}),
+    kind: event.kind,
+    driver: event.driver,
+    ...(event.actor !== undefined ? { actor: event.actor } : {}),
+    from: event.from,
+    to: event.to,
+    ...(event.reason ? { reason: event.reason } : {}),
+    ...(event.detail !== undefined ? { detail: event.detail } : {}),
+  };
 }
 
 export function formatMs(ms: number): string {

@@ -7,6 +7,7 @@ import { resolveReferences } from '../execute/resolve-input.js';
 import { findReferences } from '../model/references.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
+import type { ToolLog } from './tool-logs.js';
 
 /** Why a worker aborted an attempt: these end in a release, not a failure. */
 export class AttemptAborted extends Error {
@@ -19,7 +20,8 @@ export interface RunClaimDeps {
   plans: PlanStore;
   tools: ToolCatalogue;
   retryDefaults: RetryDefaults;
-  log: (planId: string, nodeId: string, message: string) => void;
+  /** A tool's `ctx.log` line. */
+  log: (entry: ToolLog) => void;
   /** Judges outputs of nodes with verify="llm"; without it such nodes fail their verification. */
   judge?: Judge;
 }
@@ -35,6 +37,11 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
     return { kind: 'failed', error: `node type ${claim.type} cannot run on this worker`, retryable: false };
   }
   const { timeoutMs } = retryPolicy(claim.attributes, claim.planAttributes, deps.retryDefaults);
+  // The resolved input is recorded only when references made it differ from the input as written.
+  const ran: { input?: string } = {};
+  const onInput = [claim.attributes.toolInput, claim.attributes.toolCalls].some((text) => text?.includes('{{'))
+    ? (text: string) => void (ran.input = text)
+    : undefined;
   try {
     const upstream = await fetchReferencedNodes(claim, deps.plans);
     const { output } = await executeNode(
@@ -43,20 +50,21 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
         planId: claim.planId,
         attempt: claim.attempts,
         signal,
-        log: (message) => deps.log(claim.planId, claim.nodeId, message),
+        log: (message) => deps.log({ planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts, message }),
         params: claim.params,
         nodes: (id) => upstream.get(id),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(onInput ? { onInput } : {}),
       },
       deps.tools,
     );
     const judgement = await verify(claim, output, signal, deps.judge);
-    if (!judgement.ok) return { kind: 'failed', error: `${VERIFICATION_FAILED}: ${judgement.reasoning}`, retryable: false };
-    return { kind: 'done', output };
+    if (!judgement.ok) return { kind: 'failed', error: `${VERIFICATION_FAILED}: ${judgement.reasoning}`, retryable: false, ...ran };
+    return { kind: 'done', output, ...ran };
   } catch (error) {
     if (signal.aborted && signal.reason instanceof AttemptAborted) return { kind: 'released' };
     const toolError = error instanceof ToolError ? error : new ToolError(String(error), { cause: error });
-    return { kind: 'failed', error: toolError.message, retryable: toolError.retryable };
+    return { kind: 'failed', error: toolError.message, retryable: toolError.retryable, ...ran };
   }
 }
 
@@ -86,17 +94,21 @@ async function fetchReferencedNodes(
   claim: ClaimedNode,
   plans: PlanStore,
   texts = [claim.attributes.toolInput, claim.attributes.toolCalls],
-): Promise<Map<string, { output?: string; answer?: string }>> {
+): Promise<Map<string, { output?: string; answer?: string; status: string }>> {
   const ids = new Set<string>();
   for (const text of texts) {
     if (!text || !text.includes('{{')) continue;
     for (const ref of findReferences(text)) if (ref.kind === 'nodes') ids.add(ref.node);
   }
-  const found = new Map<string, { output?: string; answer?: string }>();
+  const found = new Map<string, { output?: string; answer?: string; status: string }>();
   await Promise.all(
     [...ids].map(async (id) => {
       const node = await plans.node(claim.planId, id);
-      found.set(id, { ...(node.output !== undefined ? { output: node.output } : {}), ...(node.answer !== undefined ? { answer: node.answer } : {}) });
+      found.set(id, {
+        status: node.status,
+        ...(node.output !== undefined ? { output: node.output } : {}),
+        ...(node.answer !== undefined ? { answer: node.answer } : {}),
+      });
     }),
   );
   return found;

@@ -12,6 +12,7 @@ import { LlmSlot } from './llm-slot.js';
 import { Attention, type Notice } from './attention.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
+import { ToolLogs, type ToolLog } from './tool-logs.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -32,24 +33,37 @@ export interface WorkerOptions {
   judge?: Judge;
   /** Notices of questions and reviews (first, then every interval): emitted as `notice` events. Default interval 1 h. */
   remindEveryMs?: number;
+  /** Where the tools' `ctx.log` lines go; default: `log` events in the audit log. */
+  log?: (entry: ToolLog) => void;
 }
 
 /** A node that now waits for a person's answer. */
 export interface QuestionAsked {
+  /** The plan the question is in. */
   planId: string;
+  /** The confirm node that asks it. */
   nodeId: string;
+  /** Its question, references resolved. */
   question: string;
+  /** The node's `component` attribute: how a UI should ask (e.g. a form's name). */
   component?: string;
+  /** The node's `payload` attribute: data for that component. */
   payload?: string;
 }
 
 /** Events a worker emits for its host (CLI progress, notices, tests). */
 export interface WorkerEventMap {
+  /** Something went wrong around the work (a lost database connection, a write that failed); the worker goes on. */
   'worker:error': [error: unknown];
-  'tool:log': [planId: string, nodeId: string, message: string];
+  /** Nothing was ready, running or due for retry at its last look. */
   'worker:idle': [];
+  /** A confirm node of this worker's now waits for a person's answer. */
   'question:asked': [question: QuestionAsked];
-  /** A question or a review is due a notice (the first one, or a reminder); this worker won it. */
+  /**
+   * A question or a review is due a notice (the first one, or a reminder); this worker won it. Send
+   * it with an {@link Announcer}. A worker with no `notice` listener claims no notices: they stay due
+   * for a worker that sends them (answer and review timeouts still apply, at its polls).
+   */
   notice: [notice: Notice];
 }
 
@@ -62,9 +76,13 @@ const UNWRITTEN_PER_SLOT = 4;
  * A worker: claims ready nodes (atomically, with a lease), runs at most `concurrency` at once,
  * renews their leases, writes their ends in group commits — each write handing it the work it
  * made ready — and takes over nodes whose lease ran out. It polls on a cron schedule and wakes
- * at once on the store's wake-ups, and at the next retry due or lease expiry it knows of.
+ * at once on the store's wake-ups, and at the next retry due or lease expiry it knows of. A service
+ * gets one from `dotplan.worker()`, calls `start()`, and `stop()` when it shuts down (running
+ * attempts go back to `ready` for another worker, unless it drains them); with `untilIdle` it stops
+ * by itself once nothing is left to do and `idle` resolves.
  */
 export class Worker extends EventEmitter<WorkerEventMap> {
+  /** Its name as lease owner and in events (`host:pid:random` unless given). */
   readonly owner: string;
   private readonly inflight = new Map<string, { claim: ClaimedNode; controller: AbortController }>();
   private readonly finisher: FinishBatcher;
@@ -83,8 +101,11 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly attention: Attention;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepAt = 0;
+  private readonly toolLogs: ToolLogs;
+  /** With `untilIdle`: resolves when the worker found nothing left to do and stopped. */
   readonly idle: Promise<void>;
 
+  /** @internal A service gets its worker from `dotplan.worker()`. */
   constructor(private readonly options: WorkerOptions) {
     super();
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -94,6 +115,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
+    this.toolLogs = new ToolLogs({ events: options.store.events, owner: this.owner, sink: options.log, onError: (e) => this.emit('worker:error', e) });
     this.attention = new Attention(options.store, {
       remindEveryMs: options.remindEveryMs ?? 3_600_000,
       send: (notice) => this.emit('notice', notice),
@@ -109,6 +131,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     }
   }
 
+  /** Starts claiming and running ready nodes (and listening for wake-ups); returns the worker. */
   start(): this {
     const { events } = this.options.store;
     // `finished` wake-ups of this process's own writes matter only to notice idleness once nothing
@@ -126,6 +149,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.poller.wake();
   }
 
+  /** How many nodes it runs right now. */
   get running(): number {
     return this.inflight.size;
   }
@@ -240,9 +264,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           plans: this.options.store.plans,
           tools: this.options.tools,
           retryDefaults: this.options.retryDefaults,
-          log: (planId, nodeId, message) => this.emit('tool:log', planId, nodeId, message),
+          log: (entry) => this.toolLogs.log(entry),
           ...(this.options.judge ? { judge: this.options.judge } : {}),
         });
+        await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
         this.inflight.delete(claim.token);

@@ -45,6 +45,9 @@ describe('dotplan notify test', () => {
     expect(result.stdout).toMatch(/^down\s+webhook\s+failed: answered 503 Service Unavailable: maintenance\s+2$/m);
     expect((robot.received[0]!.json as { text: { content: string } }).text.content).toContain('This is a test notice from dotplan');
     expect(broken.received).toHaveLength(2);
+    // Marked as a test wherever it lands: the words a chat shows, and the webhook's fields.
+    expect((robot.received[0]!.json as { text: { content: string } }).text.content).toMatch(/^\[TEST\] dotplan notify test: .*nothing to answer/);
+    expect(broken.received[0]!.json).toMatchObject({ test: true, text: expect.stringMatching(/^\[TEST\] /) as unknown });
   });
 
   it('--name picks notifiers; an unknown name is a usage error listing the configured ones', async () => {

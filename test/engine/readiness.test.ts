@@ -88,6 +88,10 @@ describe('incremental readiness', () => {
           }
           for (const id of sim.nodes.keys())
             expect({ id, ...fromScratch(sim, id) }).toEqual({ id, waiting: sim.nodes.get(id)!.waiting, taken: sim.nodes.get(id)!.taken });
+          // An engine skip holds only while its reason does: every source finished and none let it through.
+          for (const node of sim.nodes.values())
+            if (node.status === 'skipped' && node.skippedBy === 'engine')
+              expect({ id: node.id, readiness: readinessOf(node) }).toEqual({ id: node.id, readiness: 'skipped' });
         };
         apply(start(sim.snapshot(), sim.candidates()));
         const attempts = new Map<string, number>();

@@ -293,7 +293,11 @@ describe('settling', () => {
   it('completes a running workflow plan with nothing active, fails it when a node failed, and leaves others alone', () => {
     const plan = { id: 'p', status: 'running' as const, mode: 'workflow', attributes: {} };
     expect(settle(plan, { active: false, failed: false })!.planChange).toEqual({ from: 'running', to: 'completed' });
-    expect(settle(plan, { active: false, failed: true })!.planChange).toEqual({ from: 'running', to: 'failed' });
+    expect(settle(plan, { active: false, failed: true })!.planChange).toEqual({
+      from: 'running',
+      to: 'failed',
+      error: 'a node failed and nothing is left to run',
+    });
     expect(settle(plan, { active: true, failed: false })).toBeUndefined();
     expect(settle({ ...plan, status: 'paused' }, { active: false, failed: false })).toBeUndefined();
   });

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { executeNode, type ExecuteContext, type ExecutableNode } from '../../src/execute/execute-node.js';
 import { ToolError } from '../../src/errors/errors.js';
 import { createRegistry, type ToolRegistry } from '../../src/tools/registry.js';
+import { waitUntil } from '../support/wait.js';
 
 let tools: ToolRegistry;
 const ran: string[] = [];
@@ -175,7 +176,7 @@ describe('executeNode: multiFunction', () => {
       ),
     );
     expect(error).toMatchObject({ message: 'second broke', retryable: false });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => ran.length > 0, 'the other call to see the abort');
     expect(ran).toEqual(['aborted "a"']);
   });
 

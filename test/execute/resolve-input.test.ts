@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { parseToolInput, resolveReferences, resolveToolInput, type ReferenceScope } from '../../src/execute/resolve-input.js';
 import { ToolError } from '../../src/errors/errors.js';
 
-function scope(nodes: Record<string, { output?: string | null; answer?: string | null }>, params: Record<string, string> = {}): ReferenceScope {
+function scope(
+  nodes: Record<string, { output?: string | null; answer?: string | null; status?: string }>,
+  params: Record<string, string> = {},
+): ReferenceScope {
   return { params, nodes: (id) => nodes[id] };
 }
 
@@ -96,6 +99,24 @@ describe('resolveToolInput', () => {
         expect(input.b).toEqual([parseToolInput(text)]);
       }),
     );
+  });
+});
+
+describe('a skipped node: finished with no output', () => {
+  const skipped = scope({ gone: { status: 'skipped' }, ask: { status: 'skipped' } });
+
+  it('inserts nothing as text, for its output, an output path and its answer', () => {
+    expect(resolveReferences('[{{nodes.gone.output}}|{{nodes.gone.output.items[0]}}|{{nodes.ask.answer}}]', skipped)).toBe('[||]');
+  });
+
+  it('gives null where a JSON leaf or the whole input is exactly one reference to it', () => {
+    expect(resolveToolInput('{"data": "{{nodes.gone.output}}", "first": "{{nodes.gone.output.items[0]}}", "ok": "{{nodes.ask.answer}}"}', skipped)).toEqual({
+      data: null,
+      first: null,
+      ok: null,
+    });
+    expect(resolveToolInput('{{nodes.gone.output}}', skipped)).toBeNull();
+    expect(resolveToolInput('{"note": "was: {{nodes.gone.output}}"}', skipped)).toEqual({ note: 'was: ' });
   });
 });
 

@@ -3,12 +3,13 @@
  * a Slack incoming webhook and a signed generic webhook — each a real HTTP receiver here that checks
  * the request as the app would — plus three that fail (a 500, one that never answers, a refused
  * port). The failing ones are retried and recorded, and the plan still runs to its end once
- * answered. A plan's `notify` attribute picks notifiers by name.
+ * answered. A plan's `notify` attribute picks notifiers by name. Each outcome is recorded when it
+ * happens, so the audit log is in the order things happened.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dingtalkRobot, feishuBot, signedWebhook } from '../notify/chat-apps.js';
 import { refusedUrl, startReceiver, type Receiver } from '../notify/receivers.js';
-import { runDotplan } from '../support/cli.js';
+import { runDotplan, waitUntil } from '../support/cli.js';
 import { openWorkspace, workflow, type Workspace } from './workspace.js';
 
 describe('notifications to chat apps', () => {
@@ -108,5 +109,39 @@ describe('notifications to chat apps', () => {
     const plan = JSON.parse(await ws.ok(['plan', 'show', everyone, '--format', 'json'])) as { status: string; nodes: Array<{ id: string; answer?: string }> };
     expect(plan.status).toBe('completed');
     expect(plan.nodes.find((n) => n.id === 'ship')?.answer).toBe('yes');
+  }, 60_000);
+
+  it("records each notifier's outcome when it happens: a fast delivery comes before an answer given while a slow one still fails", async () => {
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const fast = await receiver({ status: 200, body: 'ok' });
+    const slow = await receiver({ status: 500, body: 'gave up', after: released }); // answers (an error) only when the test says so
+    ws.write(
+      'dotplan.config.json',
+      JSON.stringify({
+        notify: {
+          targets: [
+            { type: 'webhook', name: 'fast', url: fast.url },
+            { type: 'webhook', name: 'slow', url: slow.url, timeout: '60s' },
+          ],
+          retries: 0,
+        },
+      }),
+    );
+    const planId = await ws.createPlan(workflow('asks', { nodes: ['ask [type=confirm question="Ship it?"]'] }));
+    const worker = ws.spawn(['worker', '--quiet']);
+    const notices = async () => (await ws.store.events.list(planId)).filter((e) => e.kind === 'notice');
+    await waitUntil(async () => (await notices()).some((e) => e.detail?.channel === 'fast'), 'the fast delivery in the audit log, while the slow one hangs');
+    expect(slow.received).toHaveLength(1); // still waiting for its answer
+    await ws.ok(['answer', planId, 'ask', 'yes']);
+    release();
+    await waitUntil(async () => (await notices()).some((e) => e.detail?.channel === 'slow'), 'the slow failure in the audit log');
+    worker.stop();
+    await worker.exited;
+
+    const order = (await ws.store.events.list(planId))
+      .filter((e) => e.kind === 'notice' || e.kind === 'answer')
+      .map((e) => (e.kind === 'answer' ? 'answer' : `${String(e.detail?.channel)}:${e.detail?.ok === true ? 'ok' : 'failed'}`));
+    expect(order).toEqual(['console:ok', 'fast:ok', 'answer', 'slow:failed']);
   }, 60_000);
 });

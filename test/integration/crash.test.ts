@@ -1,10 +1,13 @@
 /**
- * A crash loses nothing: a worker is killed (SIGKILL, no chance to clean up) while a slow tool runs;
- * another worker, already running with the default settings (10 s lease, 30 s poll), wakes when the
- * lease runs out — not at its next poll — takes the node over and finishes it within seconds. The
- * dead worker's result, arriving late with its old lease token, is refused by the token check and
- * does not overwrite the second worker's output.
+ * A crash loses nothing: a worker process is killed (SIGKILL, no chance to clean up) while its tool
+ * runs (a gate the test opens: the tool runs until then, however slow the machine); another worker
+ * process, already running with the default settings (10 s lease, 30 s poll), wakes when the lease
+ * runs out — not at its next poll — takes the node over and finishes it. The dead worker's result,
+ * arriving late with its old lease token, is refused by the token check and does not overwrite the
+ * second worker's output.
  */
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors/errors.js';
 import { waitUntil } from '../support/cli.js';
@@ -19,19 +22,20 @@ describe('a worker killed mid-node', () => {
     await ws.cleanup();
   });
 
-  it('is taken over by a running worker with default settings within 15 s, and its late result is refused', async () => {
+  it('is taken over by a running worker with default settings once its lease runs out, not at the next poll, and its late result is refused', async () => {
+    const gate = join(ws.dir, 'gate-open');
     const planId = await ws.createPlan(
       workflow('crash', {
         nodes: [
-          `work [type=function toolCode=slow toolInput=${json({ ms: 2_500 })}]`,
-          `after [type=function toolCode=echo toolInput=${json({ got: '{{nodes.work.output.waited}}' })}]`,
+          `work [type=function toolCode=gate toolInput=${json({ file: gate })}]`,
+          `after [type=function toolCode=echo toolInput=${json({ got: '{{nodes.work.output.opened}}' })}]`,
         ],
         edges: ['work -> after'],
       }),
     );
-    const first = ws.spawn(['worker']);
+    const first = ws.spawnProcess(['worker']);
     await waitUntil(async () => (await ws.store.plans.node(planId, 'work')).status === 'running', 'the first worker to claim the node');
-    const second = ws.spawn(['worker']);
+    const second = ws.spawnProcess(['worker']);
     await second.waitForOutput(/^worker .* concurrency 4, poll "\*\/30 \* \* \* \* \*"/);
     const oldToken = await ws.leaseToken(planId, 'work');
     expect(oldToken).toBeTruthy();
@@ -39,18 +43,28 @@ describe('a worker killed mid-node', () => {
 
     first.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
-    const killedAt = Date.now();
+    // The dead worker renews nothing more: its lease runs out at this time.
+    const expiry = (await ws.store.plans.node(planId, 'work')).leaseExpiresAt!.getTime();
 
-    await waitUntil(async () => (await ws.store.plans.node(planId, 'work')).status === 'done', 'the second worker to finish the node', 30_000, 100);
-    const tookOver = Date.now() - killedAt;
-    // Not before the lease ran out, plus a fresh 2.5 s attempt; within 15 s with the default 10 s lease.
-    expect(tookOver).toBeGreaterThan(2_500);
-    expect(tookOver).toBeLessThan(15_000);
-    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 10_000, 100);
+    await waitUntil(
+      async () => {
+        const work = await ws.store.plans.node(planId, 'work');
+        return work.status === 'running' && work.attempts === 2;
+      },
+      'the second worker to take the node over',
+      60_000,
+      100,
+    );
+    const takeover = (await ws.store.events.list(planId)).find((e) => e.nodeId === 'work' && e.from === 'running' && e.to === 'ready')!;
+    // Not before the lease ran out; woken by its expiry, not by the next poll (every 30 s).
+    expect(takeover.at.getTime()).toBeGreaterThanOrEqual(expiry - 50); // (50 ms: timestamps of two clocks' readings)
+    expect(takeover.at.getTime() - expiry).toBeLessThan(10_000);
+    writeFileSync(gate, '');
+    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 30_000, 100);
 
     const work = await ws.store.plans.node(planId, 'work');
-    expect(work).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ waited: 2_500 }) });
-    expect((await ws.store.plans.node(planId, 'after')).output).toBe(JSON.stringify({ got: 2_500 }));
+    expect(work).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ opened: 2 }) });
+    expect((await ws.store.plans.node(planId, 'after')).output).toBe(JSON.stringify({ got: 2 }));
 
     const events = (await ws.store.events.list(planId)).filter((e) => e.nodeId === 'work');
     expect(events.map((e) => `${e.from}→${e.to}`)).toEqual(['pending→ready', 'ready→running', 'running→ready', 'ready→running', 'running→done']);
@@ -63,13 +77,15 @@ describe('a worker killed mid-node', () => {
     const late = await ws.lateFinish(planId, 'work', oldToken!, { kind: 'done', output: 'late result from the dead worker' });
     expect(late).toBeInstanceOf(ConflictError);
     expect((late as Error).message).toMatch(/lease lost/);
-    expect(await ws.store.plans.node(planId, 'work')).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ waited: 2_500 }) });
+    expect(await ws.store.plans.node(planId, 'work')).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ opened: 2 }) });
     expect((await ws.store.events.list(planId)).filter((e) => e.nodeId === 'work')).toHaveLength(5);
   });
 
   it('refuses a result whose lease expired and was taken over, even while the new attempt still runs', async () => {
-    // The same race seen through the store API: a "worker" claims, stops renewing, and answers late.
-    const planId = await ws.createPlan(workflow('late', { nodes: [`work [type=function toolCode=slow toolInput=${json({ ms: 1_500 })}]`] }));
+    // The same race seen through the store API: a "worker" claims, stops renewing, and answers late
+    // while the worker (in-process) that took the node over still runs it (its tool waits for the gate).
+    const gate = join(ws.dir, 'gate-open');
+    const planId = await ws.createPlan(workflow('late', { nodes: [`work [type=function toolCode=gate toolInput=${json({ file: gate })}]`] }));
     const [claim] = await ws.store.queue.claim({ owner: 'test:crashed', limit: 1, leaseMs: 500 });
     expect(claim).toMatchObject({ planId, nodeId: 'work', attempts: 1 });
     ws.spawn(['worker', '--lease-ms', '1000', '--poll', '* * * * * *']);
@@ -85,7 +101,8 @@ describe('a worker killed mid-node', () => {
     expect(await ws.lateFinish(planId, 'work', claim!.token, { kind: 'failed', error: 'late failure', retryable: false })).toBeInstanceOf(ConflictError);
     expect((await ws.store.plans.node(planId, 'work')).status).toBe('running');
 
-    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 10_000);
-    expect(await ws.store.plans.node(planId, 'work')).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ waited: 1_500 }) });
+    writeFileSync(gate, '');
+    await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 30_000);
+    expect(await ws.store.plans.node(planId, 'work')).toMatchObject({ status: 'done', attempts: 2, output: JSON.stringify({ opened: 2 }) });
   });
 });

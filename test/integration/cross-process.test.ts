@@ -44,7 +44,7 @@ describe('wake-ups across processes', () => {
     const planId = await ws.createPlan(workflow('wide', { nodes: ids.map((id) => `${id} [type=function toolCode=sleep toolInput=${json({ ms: TOOL_MS })}]`) }));
 
     const started = Date.now();
-    const workers = Array.from({ length: WORKERS }, () => ws.spawn(['worker', '--until-idle', '--quiet']));
+    const workers = Array.from({ length: WORKERS }, () => ws.spawnProcess(['worker', '--until-idle', '--quiet']));
     const exits = await Promise.all(workers.map((w) => w.exited));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
 
@@ -60,10 +60,12 @@ describe('wake-ups across processes', () => {
   });
 
   it("a running worker picks up another process's new plan, answer and retry within seconds, not at its next poll", async () => {
-    const worker = ws.spawn(['worker', '--poll', HOURLY]);
+    const worker = ws.spawnProcess(['worker', '--poll', HOURLY]);
     await worker.waitForOutput(/^worker .* on (sqlite|postgres)/);
     await ws.store.events.listening;
-    await new Promise((resolve) => setTimeout(resolve, 500)); // past the worker's first look: from now on only a wake-up explains a claim
+    // A first plan, run to its end: the worker is past its first look, so from now on only a wake-up explains a claim.
+    const first = await ws.createPlan(workflow('first', { nodes: ['only [type=function toolCode=echo toolInput="x"]'] }));
+    await waitUntil(async () => (await ws.store.plans.get(first)).status === 'completed', 'the worker to run a first plan');
 
     const missing = join(ws.dir, 'later', 'log.txt'); // the record tool fails while its folder is missing
     const planId = await ws.createPlan(
@@ -102,6 +104,6 @@ describe('wake-ups across processes', () => {
 
     console.log(`${ws.backend}: from another process's commit to the worker's move: ${JSON.stringify(gaps)} ms`);
     for (const [what, gap] of Object.entries(gaps)) expect(gap, what).toBeLessThan(PICKUP_BOUND_MS);
-    expect(worker.child.exitCode).toBeNull();
+    expect(worker.hasExited()).toBe(false);
   });
 });

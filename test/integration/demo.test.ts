@@ -2,14 +2,18 @@
  * The README's install-and-run command: `dotplan demo` in a fresh directory, standard input not a
  * terminal (so the confirm step takes its default answer), nothing configured — it runs a shipped
  * template to completion on the default SQLite database and prints a summary. On a PostgreSQL run
- * the same demo also runs against PostgreSQL.
+ * the same demo also runs against PostgreSQL. `--reflection` runs in a SQLite database of its own.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runDotplan } from '../support/cli.js';
 import { createPostgresDatabase, testBackend } from '../support/db.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('dotplan demo', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -32,7 +36,7 @@ describe('dotplan demo', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace anywhere
   }
 
-  it('runs to completion in a fresh directory on the default SQLite database', async () => {
+  it.runIf(testBackend() === 'sqlite')('runs to completion in a fresh directory on the default SQLite database', async () => {
     const dir = freshDir();
     const result = await runDotplan(['demo'], { cwd: dir, env: cleanEnv(), timeoutMs: 60_000 });
     expectCompletedSummary(result);
@@ -50,14 +54,64 @@ describe('dotplan demo', () => {
     expect(existsSync(join(dir, '.dotplan'))).toBe(false);
   });
 
-  it('--reflection runs a recorded reflection plan offline to its final answer', async () => {
+  it.runIf(testBackend() === 'sqlite')(
+    '--reflection runs a recorded reflection plan offline to its final answer, in a database of its own: its scripted model answers no other plan',
+    async () => {
+      const dir = freshDir();
+      // A reflection plan of the user's own, waiting for a worker with an LLM endpoint, in the default database.
+      const mine = await runDotplan(['plan', 'create', '--goal', 'Plan my week'], { cwd: dir, env: cleanEnv() });
+      expect(mine.code, mine.stderr).toBe(0);
+      const planId = mine.stdout.trim();
+
+      for (const run of [1, 2]) {
+        const result = await runDotplan(['demo', '--reflection'], { cwd: dir, env: cleanEnv(), timeoutMs: 60_000 });
+        expect(result.code, `run ${run}: ${result.stderr}`).toBe(0);
+        expect(result.stdout).toMatch(/^Plan p_\S+ completed in [\d.]+m?s: 4 LLM calls \(\d+ tokens\), revision 3$/m);
+        expect(result.stdout).toMatch(/Final answer:\nACME Corp, founded in 1999 in Lyon, makes anvils/);
+        expect(result.stdout).toMatch(/Inspect it: dotplan --db file:\.dotplan\/demo-reflection\.db plan show p_/);
+        expect(result.stderr).toMatch(/node summary\s+running → done/);
+        expect(result.stderr).toMatch(/opening the database: SQLite \.dotplan\/demo-reflection\.db \(the demo's own, made afresh/);
+      }
+      const calls = await runDotplan(['plan', 'calls', planId, '--json'], { cwd: dir, env: cleanEnv() });
+      expect(JSON.parse(calls.stdout)).toEqual({ calls: [] });
+      const shown = await runDotplan(['plan', 'show', planId, '--format', 'json'], { cwd: dir, env: cleanEnv() });
+      expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'running', nodes: [] });
+    },
+  );
+
+  it("the README's first command, npm run demo, runs the checkout's own build and first says what it does", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const quickStart = /^## Quick start$([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+    const firstCommand = /```sh\n([^\n]*)/.exec(quickStart)?.[1] ?? '';
+    expect(firstCommand).toMatch(/^npm ci && npm run demo\b/);
+    expect(quickStart).not.toMatch(/^npx dotplan/m); // npx installs the checkout into its cache and rebuilds it, silently, for a minute
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.demo).toBe('node bin/dotplan.js demo');
+
     const dir = freshDir();
-    const database = testBackend() === 'postgres' ? await createPostgresDatabase() : undefined;
-    if (database) cleanups.push(() => database.drop());
-    const result = await runDotplan(['demo', '--reflection'], { cwd: dir, env: cleanEnv(database ? { DATABASE_URL: database.url } : {}), timeoutMs: 60_000 });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Plan p_\S+ completed in [\d.]+m?s: 4 LLM calls \(\d+ tokens\), revision 3$/m);
-    expect(result.stdout).toMatch(/Final answer:\nACME Corp, founded in 1999 in Lyon, makes anvils/);
-    expect(result.stderr).toMatch(/node summary\s+running → done/);
+    const result = await runCommand('npm', ['run', 'demo'], { cwd: ROOT, env: cleanEnv({ DATABASE_URL: `file:${join(dir, 'demo.db')}` }) });
+    expectCompletedSummary(result);
+    // Before anything slow (opening and migrating the database), it says what it is doing.
+    const lines = result.stderr.split('\n').filter((l) => !l.startsWith('npm '));
+    expect(lines[0]).toMatch(/^dotplan demo: a plan from the template research-report, run to completion by a worker in this process/);
+    expect(lines[1]).toBe(`  opening the database: SQLite ${join(dir, 'demo.db')} (made, with its schema, on first use)`);
+    expect(lines[2]).toMatch(/^ {2}plan p_\S+ "Research report: DOT execution plans" on sqlite; one line per status change:$/);
+    expect(existsSync(join(dir, 'demo.db'))).toBe(true);
   });
 });
+
+/** Runs a command to its end, standard input empty (not a terminal). */
+function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject).on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -37,9 +37,9 @@ describe('several workers on one database', () => {
     const file = join(ws.dir, 'ran.txt');
     const { dot, ids } = recordingPlan(file);
     expect(ids).toHaveLength(300);
-    const workers = [0, 1, 2].map(() => ws.spawn(['worker', '--poll', '* * * * * *', '--concurrency', '8', '--quiet']));
-    // --quiet prints nothing: wait until each worker has opened the database (its process is up and idle).
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const workers = [0, 1, 2].map(() => ws.spawnProcess(['worker', '--poll', '* * * * * *', '--concurrency', '8']));
+    // Each worker's banner: its process is up and has opened the database.
+    await Promise.all(workers.map((w) => w.waitForOutput(/^worker .* on (sqlite|postgres)/)));
     const planId = await ws.createPlan(dot);
 
     await waitUntil(async () => (await ws.store.plans.get(planId)).status === 'completed', 'the plan to complete', 45_000, 100);
@@ -63,6 +63,6 @@ describe('several workers on one database', () => {
     // One claim per node in the event log.
     const claims = (await ws.store.events.list(planId)).filter((e) => e.nodeId !== undefined && e.to === 'running');
     expect(claims).toHaveLength(300);
-    for (const w of workers) expect(w.child.exitCode).toBeNull(); // none crashed
+    for (const w of workers) expect(w.hasExited(), w.stderr()).toBe(false); // none crashed
   });
 });

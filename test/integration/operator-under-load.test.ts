@@ -51,7 +51,7 @@ describe.skipIf(!isPostgres)(
       const planId = await ws.createPlan(workflow('busy', { nodes: chains.flat().map(node), edges: chains.map((chain) => chain.join(' -> ')) }));
       expect((await ws.store.plans.nodes(planId)).length).toBe(CHAINS * DEPTH);
 
-      const workers = Array.from({ length: WORKERS }, () => ws.spawn(['worker', '--until-idle', '--quiet', '--concurrency', String(CONCURRENCY)]));
+      const workers = Array.from({ length: WORKERS }, () => ws.spawnProcess(['worker', '--until-idle', '--quiet', '--concurrency', String(CONCURRENCY)]));
       await waitUntil(async () => (await ws.store.plans.nodes(planId)).some((n) => n.status === 'done'), 'the workers to finish a first node');
 
       // The operator skips 20 pending nodes, a few at a time as the work goes on, one per chain: the first

@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWorkspace, statuses, workflow, json, type Workspace } from './workspace.js';
+import { waitUntil } from '../support/cli.js';
+import { openWorkspace, showPlan, statuses, workflow, json, type Workspace } from './workspace.js';
 
 describe('operator commands', () => {
   let ws: Workspace;
@@ -107,6 +108,84 @@ describe('operator commands', () => {
     expect((await ws.dotplan(['answer', planId, 'gate', 'yes'])).code).toBe(0);
     await untilIdle();
     expect(await statuses(ws, planId)).toEqual({ plan: 'completed', gate: 'done', middle: 'skipped', last: 'done' });
+  });
+
+  // onFailure=continue skips the failed node's dependants; a retry reopens them, and they run after it.
+  it('node retry under onFailure=continue: the nodes its failure skipped run again; the failed plan says which node failed', async () => {
+    const out = join(ws.dir, 'out', 'log.txt');
+    const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file: out, line: id })}]`;
+    const planId = await ws.createPlan(
+      workflow('retry_continue', {
+        graph: { onFailure: 'continue' },
+        nodes: [record('write'), record('after'), record('last'), `other [type=function toolCode=echo toolInput=${json({ ok: true })}]`],
+        edges: ['write -> after -> last'],
+      }),
+    );
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'failed', write: 'failed', after: 'skipped', last: 'skipped', other: 'done' });
+    const failed = await showPlan(ws, planId);
+    expect(failed.error).toMatch(/^node "write" failed: .*(ENOENT|no such file)/);
+    const listed = JSON.parse(await ws.ok(['plan', 'list', '--json'])) as Array<{ id: string; error?: string }>;
+    expect(listed.find((p) => p.id === planId)?.error).toBe(failed.error);
+
+    mkdirSync(join(ws.dir, 'out'));
+    expect((await ws.dotplan(['node', 'retry', planId, 'write'])).code).toBe(0);
+    expect(await statuses(ws, planId)).toEqual({ plan: 'running', write: 'ready', after: 'pending', last: 'pending', other: 'done' });
+    await untilIdle();
+    expect(await statuses(ws, planId)).toEqual({ plan: 'completed', write: 'done', after: 'done', last: 'done', other: 'done' });
+    expect(lines(out)).toEqual(['write', 'after', 'last']);
+    expect((await showPlan(ws, planId)).error).toBeUndefined();
+  });
+
+  // "The plan goes on past it as if it had finished with no output": references to it are empty, `when` is decided on empty.
+  it('node skip: a later reference to the skipped node is empty, and a `when` from it is decided on an empty value', async () => {
+    const file = join(ws.dir, 'ran.txt');
+    const record = (id: string) => `${id} [type=function toolCode=record toolInput=${json({ file, line: id })}]`;
+    const planId = await ws.createPlan(
+      workflow('skip_output', {
+        nodes: [
+          `gate [type=confirm question="Go on?"]`,
+          `ask [type=confirm question="Which?"]`,
+          record('middle'),
+          `use [type=function toolCode=echo toolInput=${json({ value: '{{nodes.middle.output}}', text: '[{{nodes.middle.output}}|{{nodes.ask.answer}}]' })}]`,
+          record('yes'),
+          record('notyes'),
+        ],
+        edges: ['gate -> middle -> use', 'ask -> use', 'middle -> yes [when="yes"]', 'middle -> notyes [when="!yes"]'],
+      }),
+    );
+    await untilIdle();
+    expect((await ws.dotplan(['node', 'skip', planId, 'middle'])).code).toBe(0);
+    expect((await ws.dotplan(['node', 'skip', planId, 'ask'])).code).toBe(0);
+    expect((await ws.dotplan(['answer', planId, 'gate', 'yes'])).code).toBe(0);
+    await untilIdle();
+
+    expect(await statuses(ws, planId)).toEqual({
+      plan: 'completed',
+      gate: 'done',
+      ask: 'skipped',
+      middle: 'skipped',
+      use: 'done',
+      yes: 'skipped',
+      notyes: 'done',
+    });
+    expect(JSON.parse((await ws.store.plans.node(planId, 'use')).output!)).toEqual({ value: null, text: '[|]' });
+    expect(lines(file)).toEqual(['notyes']);
+  });
+
+  it("plan list: a plan's updatedAt moves when its nodes do, not only when its status does", async () => {
+    const planId = await ws.createPlan(
+      workflow('activity', { nodes: [`gate [type=confirm question="Go on?"]`, `later [type=function toolCode=echo toolInput=${json({ ok: true })}]`] }),
+    );
+    const updatedAt = async () =>
+      (JSON.parse(await ws.ok(['plan', 'list', '--json'])) as Array<{ id: string; updatedAt: string }>).find((p) => p.id === planId)!.updatedAt;
+    const created = await updatedAt();
+    await waitUntil(() => Date.now() > Date.parse(created) + 1, 'the clock to move on');
+    await untilIdle(); // the gate asks its question, `later` runs; the plan is still running
+    expect(await statuses(ws, planId)).toEqual({ plan: 'running', gate: 'awaiting_input', later: 'done' });
+    const ran = await updatedAt();
+    expect(Date.parse(ran)).toBeGreaterThan(Date.parse(created));
+    expect(Date.parse(ran)).toBeGreaterThanOrEqual((await ws.store.plans.node(planId, 'gate')).updatedAt.getTime());
   });
 
   it('plan cancel: every unfinished node is cancelled, finished ones stay done, and nothing runs afterwards', async () => {

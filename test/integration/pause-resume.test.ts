@@ -1,11 +1,12 @@
 /**
- * Pause and resume, with real worker processes: a plan of four chains of slow nodes runs under a
- * worker; the operator pauses it (`dotplan plan pause`) while nodes are running. Those finish and
- * keep their results, their dependants wait: no node of the plan is claimed while it
- * is paused — not by the worker that was running it, nor by a worker started during the pause. After
- * `dotplan plan resume` the plan completes. Both moves are in `plan events` with kind, driver and who.
+ * Pause and resume, with real workers: a plan of four chains of slow nodes runs under a worker; the
+ * operator pauses it (`dotplan plan pause`) while nodes are running. Those finish and keep their
+ * results, their dependants wait: no node of the plan is claimed while it is paused — not by the
+ * worker that was running it, nor by a worker started during the pause, though both fill every slot
+ * they have with another plan's nodes meanwhile. After `dotplan plan resume` the plan completes. Both
+ * moves are in `plan events` with kind, driver and who.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/cli.js';
@@ -14,6 +15,8 @@ import { openWorkspace, workflow, json, statuses, type Workspace } from './works
 const CHAINS = 4;
 const DEPTH = 3;
 const TOOL_MS = 1_500;
+/** Slots of the second worker (the default concurrency). */
+const SECOND_CONCURRENCY = 4;
 
 interface CliEvent {
   id: number;
@@ -72,7 +75,7 @@ describe('plan pause and resume', () => {
     }
 
     // Paused: their dependants are ready, yet neither this worker nor a new one claims them.
-    const second = ws.spawn(['worker']);
+    const second = ws.spawn(['worker', '--concurrency', String(SECOND_CONCURRENCY)]);
     await second.waitForOutput(/^worker .* on (sqlite|postgres)/);
     const doneWhilePaused = await count('done');
     const ranWhilePaused = ran().length;
@@ -81,9 +84,22 @@ describe('plan pause and resume', () => {
     const dependants = runningAtPause.flatMap(next);
     expect(dependants.length).toBeGreaterThan(0);
     for (const id of dependants) expect(['pending', 'ready'], id).toContain((await ws.store.plans.node(planId, id)).status);
-    await new Promise((resolve) => setTimeout(resolve, TOOL_MS + 1_000)); // longer than any node takes
-    expect(worker.child.exitCode).toBeNull();
-    expect(second.child.exitCode).toBeNull();
+    // Proof that both workers looked for work while the dependants waited: another plan's nodes, held
+    // at a gate, fill every slot of both. Had the paused plan's older ready nodes been claimable, they
+    // would have been claimed first and the other plan's nodes could not all be running.
+    const gate = join(ws.dir, 'gate-open');
+    const slots = CHAINS + SECOND_CONCURRENCY;
+    const other = await ws.createPlan(
+      workflow('other', { nodes: Array.from({ length: slots }, (_, i) => `o${i} [type=function toolCode=gate toolInput=${json({ file: gate })}]`) }),
+    );
+    await waitUntil(
+      async () => (await ws.store.plans.nodes(other)).filter((n) => n.status === 'running').length === slots,
+      "both workers to fill their slots with the other plan's nodes",
+    );
+    writeFileSync(gate, '');
+    await waitUntil(async () => (await ws.store.plans.get(other)).status === 'completed', 'the other plan to complete');
+    expect(worker.hasExited()).toBe(false);
+    expect(second.hasExited()).toBe(false);
     expect(await count('done')).toBe(doneWhilePaused);
     expect(await count('running')).toBe(0);
     expect(ran()).toHaveLength(ranWhilePaused);

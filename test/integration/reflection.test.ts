@@ -113,6 +113,41 @@ describe('reflection mode', () => {
     }
   });
 
+  it('takes a reply that leaves out the statuses and outputs of nodes that ran: they are kept, and only what it changes moves', async () => {
+    const bare = (lookupStatus?: string, summaryStatus?: string) =>
+      `digraph G {\n  ${lookup}${lookupStatus ? `, status="${lookupStatus}"` : ''}];\n  ${summary}${summaryStatus ? `, status="${summaryStatus}"` : ''}];\n  lookup -> summary;\n}`;
+    const server = await startScriptedServer({
+      script: {
+        replies: [
+          { content: writeReply({ updateLog: 'Look up the revenue first.', dot: bare('ready', 'pending') }) },
+          // After lookup: only summary's status is written (lookup's status and output left out, as the prompt allows).
+          { content: writeReply({ id: 'x', updateLog: 'Summarise next.', dot: bare(undefined, 'ready') }) },
+          // After summary: nothing to change, so no status at all.
+          { content: writeReply({ id: 'x', updateLog: 'Goal reached.', dot: bare() }) },
+          { content: 'ACME Corp reported revenue of 12 million dollars in 2025.' },
+        ],
+      },
+    });
+    try {
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url };
+      const { id } = JSON.parse((await runDotplan(['plan', 'create', '--goal', "What was ACME's revenue?", '--json'], { cwd: ws.dir, env })).stdout) as {
+        id: string;
+      };
+      expect((await runDotplan(['worker', '--until-idle'], { cwd: ws.dir, env })).code).toBe(0);
+      const calls = await ws.store.llm.calls(id);
+      expect(calls.map((c) => `${c.purpose}:${c.outcome}`)).toEqual(['plan:applied', 'rewrite:applied', 'rewrite:ok', 'answer:ok']);
+      expect(await ws.store.plans.get(id)).toMatchObject({ status: 'completed', result: 'ACME Corp reported revenue of 12 million dollars in 2025.' });
+      const nodes = await ws.nodes(id);
+      expect(nodes.get('lookup')).toMatchObject({ status: 'done', output: 'ACME Corp reported revenue of 12 million dollars in 2025.', attempts: 1 });
+      expect(nodes.get('summary')).toMatchObject({ status: 'done', output: 'Revenue: ACME Corp reported revenue of 12 million dollars in 2025.', attempts: 1 });
+      // The rewrite changed summary's status only: no move of lookup by the LLM.
+      const llmMoves = (await ws.store.events.list(id, { kind: 'status' })).filter((e) => e.driver === 'llm').map((e) => `${e.nodeId}:${e.from}->${e.to}`);
+      expect(llmMoves).toEqual(['summary:pending->ready']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a worker killed during an LLM call leaves the call to another worker, which finishes the plan', async () => {
     const first = writeReply({ updateLog: 'One step.', dot: 'digraph G {\n  only [type="function", toolCode="echo", toolInput="42", status="ready"];\n}' });
     const server = await startScriptedServer({

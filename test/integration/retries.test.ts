@@ -82,9 +82,9 @@ describe('retries and timeouts', () => {
         edges: ['slowpoke -> later'],
       }),
     );
-    const run = await ws.dotplan(['worker', '--until-idle']);
+    const run = await ws.dotplanProcess(['worker', '--until-idle']);
     expect(run.code).toBe(0);
-    // The tool's timer was cleared by the abort: nothing kept the worker process alive for 20 s.
+    // The tool's timer was cleared by the abort: nothing kept the worker process alive for 20 s (a subprocess, to see it exit).
     expect(run.elapsedMs).toBeLessThan(8_000);
 
     const plan = await showPlan(ws, planId);

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeReply } from '../../src/llm/reply.js';
 import { startScriptedServer } from '../../src/llm/scripted-server.js';
+import { startReceiver } from '../notify/receivers.js';
 import { runDotplan } from '../support/cli.js';
 import { openWorkspace, statuses, workflow, type Workspace } from './workspace.js';
 
@@ -91,7 +92,55 @@ describe('plan review and questions', () => {
     }
   });
 
-  it('stops asking an endpoint that keeps failing for a plan under review after maxRewriteAttempts; the plan keeps waiting', async () => {
+  it("keeps a reviewer's suggestion due while the endpoint fails and applies it once it recovers; fails the plan after maxRewriteAttempts", async () => {
+    const look = 'look [type="function", toolCode="echo", toolInput="ACME", status="ready"];';
+    const europe = 'europe [type="function", toolCode="echo", toolInput="Europe: {{nodes.look.output}}", status="pending"]; look -> europe;';
+    const server = await startScriptedServer({
+      script: {
+        replies: [
+          { content: writeReply({ updateLog: 'Look it up.', dot: `digraph G {\n  ${look}\n}` }) },
+          // The endpoint is down for two calls, then answers the suggestion ...
+          { status: 503, content: 'overloaded' },
+          { status: 503, content: 'overloaded' },
+          { match: 'only European', content: writeReply({ id: 'x', updateLog: 'Europe only, as asked.', dot: `digraph G {\n  ${look}\n  ${europe}\n}` }) },
+          // ... and then stays down.
+          { status: 503, content: 'overloaded', repeat: true },
+        ],
+      },
+    });
+    try {
+      // One call per attempt (no client retries), so that each failure counts as one of maxRewriteAttempts (3).
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model', OPENAI_MAX_RETRIES: '0' };
+      const cli = async (args: string[]) => {
+        const run = await runDotplan(args, { cwd: ws.dir, env, timeoutMs: 30_000 });
+        expect(run.code, `dotplan ${args.join(' ')}: ${run.stderr}`).toBe(0);
+        return run.stdout;
+      };
+      const { id } = JSON.parse(await cli(['plan', 'create', '--goal', 'Where does ACME sell?', '--review', '--json'])) as { id: string };
+      await cli(['worker', '--until-idle', '--quiet']);
+      await cli(['plan', 'modify', id, '--suggestion', 'Count only European sales', '--by', 'rita']);
+      await cli(['worker', '--until-idle', '--quiet']);
+      expect(await statuses(ws, id)).toEqual({ plan: 'awaiting_review', look: 'ready', europe: 'pending' }); // applied after two failures
+      expect((await ws.store.llm.calls(id)).map((c) => `${c.purpose}:${c.outcome}`)).toEqual([
+        'plan:applied',
+        'rewrite:error',
+        'rewrite:error',
+        'rewrite:applied',
+      ]);
+
+      await cli(['plan', 'modify', id, '--suggestion', 'Add Asia too', '--by', 'rita']);
+      await cli(['worker', '--until-idle', '--quiet']);
+      const plan = await ws.store.plans.get(id);
+      expect(plan.status).toBe('failed'); // as a running plan would: the suggestion is not dropped in silence
+      expect(plan.error).toMatch(/the LLM endpoint kept failing \(maxRewriteAttempts=3\).*503.*the reviewer's suggestion "Add Asia too" was not acted on/s);
+      expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(7); // 1 + 3 + 3: bounded, not a loop
+      expect(await statuses(ws, id)).toEqual({ plan: 'failed', look: 'ready', europe: 'pending' }); // the last good revision intact, nothing ran
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails a plan under review whose first plan the LLM endpoint cannot write, after maxRewriteAttempts', async () => {
     const server = await startScriptedServer({ script: { replies: [{ status: 500, content: 'overloaded', repeat: true }] } });
     try {
       const env = { ...ws.env, OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model', OPENAI_MAX_RETRIES: '0' };
@@ -100,8 +149,35 @@ describe('plan review and questions', () => {
       const worker = await runDotplan(['worker', '--until-idle', '--quiet'], { cwd: ws.dir, env, timeoutMs: 20_000 });
       expect(worker.code, worker.stderr).toBe(0);
       expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(3); // reflection.maxRewriteAttempts, not a loop
-      expect((await ws.store.plans.get(id)).status).toBe('awaiting_review');
+      expect(await ws.store.plans.get(id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/the LLM endpoint kept failing/) });
+      expect((await ws.store.events.list(id)).filter((e) => e.kind === 'notice')).toEqual([]); // no reviewer was asked to review nothing
     } finally {
+      await server.close();
+    }
+  });
+
+  it("announces a reflection plan under review once the LLM's first plan exists, not before", async () => {
+    const look = 'look [type="function", toolCode="echo", toolInput="ACME", status="ready"];';
+    // The model takes a while: a notice sent before its plan exists would come first.
+    const server = await startScriptedServer({
+      script: { replies: [{ content: writeReply({ updateLog: 'Look it up.', dot: `digraph G {\n  ${look}\n}` }), delayMs: 1_500 }] },
+    });
+    const hook = await startReceiver();
+    try {
+      const env = { ...ws.env, OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model', DOTPLAN_NOTIFY_WEBHOOK: hook.url };
+      const created = await runDotplan(['plan', 'create', '--goal', 'Where does ACME sell?', '--review', '--json'], { cwd: ws.dir, env });
+      const { id } = JSON.parse(created.stdout) as { id: string };
+      const worker = await runDotplan(['worker', '--until-idle', '--quiet'], { cwd: ws.dir, env });
+      expect(worker.code, worker.stderr).toBe(0);
+      expect(hook.received.map((r) => r.json)).toEqual([expect.objectContaining({ kind: 'review', planId: id, reminder: 0 })]);
+      const events = await ws.store.events.list(id);
+      const draft = events.find((e) => e.kind === 'revision' && e.driver === 'llm')!;
+      const notice = events.find((e) => e.kind === 'notice' && e.detail?.channel === 'webhook')!;
+      expect(notice.id).toBeGreaterThan(draft.id);
+      // The wait for the reviewer counts from the draft: what the notice and the inbox say.
+      expect(Date.parse(hook.received[0]!.json.since as string)).toBeGreaterThanOrEqual(draft.at.getTime());
+    } finally {
+      await hook.close();
       await server.close();
     }
   });
@@ -119,7 +195,7 @@ describe('plan review and questions', () => {
     expect((await ws.store.plans.get(id)).attributes.review).toBe('required');
     const suggestion = await ws.dotplan(['plan', 'modify', id, '--suggestion', 'do less']);
     expect(suggestion.code).toBe(1);
-    expect(suggestion.stderr).toMatch(/workflow plan: no LLM rewrites it/);
+    expect(suggestion.stderr).toMatch(/--suggestion has no one to act on it: plan \S+ is a workflow plan, which no LLM rewrites/);
   });
 
   it('refuses an answer outside the options with the list, takes one of them, and lists waiting questions and reviews oldest first', async () => {

@@ -2,7 +2,9 @@
  * One integration test's world: a temp directory (the commands' working directory), its own database
  * (a SQLite file in that directory, or a fresh PostgreSQL database when the suite runs on
  * PostgreSQL), the fixture tools on DOTPLAN_TOOLS, a store opened on the same database for the
- * test's own reads, and every process the test spawned — killed and cleaned up in `cleanup()`.
+ * test's own reads, and every command the test started — stopped (or killed) and cleaned up in
+ * `cleanup()`. Commands run in-process (`main(argv, io)`); `dotplanProcess` and `spawnProcess` run
+ * them as subprocesses, for the tests about processes (crash, signals, several workers at once).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +15,26 @@ import pg from 'pg';
 import { openStore } from '../../src/store/index.js';
 import type { AttemptResult } from '../../src/engine/attempts.js';
 import type { NodeRecord, Store } from '../../src/store/types.js';
-import { cleanEnv, runDotplan, spawnDotplan, type DotplanProcess, type RunOptions, type RunResult } from '../support/cli.js';
+import {
+  cleanEnv,
+  runDotplan,
+  runDotplanProcess,
+  spawnDotplan,
+  startDotplan,
+  type DotplanProcess,
+  type DotplanRun,
+  type InProcessOptions,
+  type RunResult,
+} from '../support/cli.js';
 import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
 
 export const FIXTURE_TOOLS = fileURLToPath(new URL('../fixtures/tools/tools.mjs', import.meta.url));
+
+/** How a command of the workspace runs: in its directory, with its environment plus `env`. */
+export type WorkspaceRunOptions = Omit<InProcessOptions, 'cwd' | 'env'> & {
+  /** Variables over the workspace's own (`undefined` removes one). */
+  env?: Record<string, string | undefined>;
+};
 
 export interface Workspace {
   readonly backend: TestBackend;
@@ -26,12 +44,16 @@ export interface Workspace {
   readonly env: NodeJS.ProcessEnv;
   /** A store on the test's database, for assertions (and for acting as a crashed worker). */
   readonly store: Store;
-  /** Runs `dotplan <args>` in the workspace and waits for it. */
-  dotplan(args: readonly string[], options?: Omit<RunOptions, 'cwd' | 'env'>): Promise<RunResult>;
+  /** Runs `dotplan <args>` in the workspace (in-process) and waits for it. */
+  dotplan(args: readonly string[], options?: WorkspaceRunOptions): Promise<RunResult>;
   /** Like `dotplan` but fails the test (with the command's stderr) unless it exits 0; returns stdout. */
-  ok(args: readonly string[], options?: Omit<RunOptions, 'cwd' | 'env'>): Promise<string>;
-  /** Starts a long-running `dotplan <args>` (a worker); killed in cleanup if still running. */
-  spawn(args: readonly string[]): DotplanProcess;
+  ok(args: readonly string[], options?: WorkspaceRunOptions): Promise<string>;
+  /** Starts a long-running `dotplan <args>` (a worker) in-process; stopped in cleanup if still running. */
+  spawn(args: readonly string[], options?: WorkspaceRunOptions): DotplanRun;
+  /** `dotplan` as a subprocess: for tests about processes. */
+  dotplanProcess(args: readonly string[], options?: WorkspaceRunOptions): Promise<RunResult>;
+  /** `spawn` as a subprocess (signals, SIGKILL, several workers, pids); killed in cleanup if still running. */
+  spawnProcess(args: readonly string[], options?: WorkspaceRunOptions): DotplanProcess;
   /** Writes a file in the workspace; returns its path. */
   write(name: string, text: string): string;
   /** `plan create --dot` with the given DOT text; returns the plan id. */
@@ -58,9 +80,10 @@ export async function openWorkspace(backend: TestBackend = testBackend()): Promi
   }
   const store = await openStore({ url, cwd: dir });
   const env = cleanEnv({ DATABASE_URL: url, DOTPLAN_TOOLS: FIXTURE_TOOLS, NO_COLOR: '1' });
+  const started = new Set<DotplanRun>();
   const spawned = new Set<DotplanProcess>();
-
-  const dotplan = (args: readonly string[], options: Omit<RunOptions, 'cwd' | 'env'> = {}) => runDotplan(args, { ...options, cwd: dir, env });
+  const within = (options: WorkspaceRunOptions = {}) => ({ ...options, cwd: dir, env: options.env ? withVariables(env, options.env) : env });
+  const dotplan = (args: readonly string[], options?: WorkspaceRunOptions) => runDotplan(args, within(options));
   const workspace: Workspace = {
     backend,
     dir,
@@ -73,8 +96,15 @@ export async function openWorkspace(backend: TestBackend = testBackend()): Promi
       if (result.code !== 0) throw new Error(`dotplan ${args.join(' ')} exited ${result.code ?? result.signal}:\n${result.stderr}${result.stdout}`);
       return result.stdout;
     },
-    spawn(args) {
-      const child = spawnDotplan(args, { cwd: dir, env, timeoutMs: 120_000 });
+    spawn(args, options) {
+      const run = startDotplan(args, { timeoutMs: 120_000, ...within(options) });
+      started.add(run);
+      void run.exited.then(() => started.delete(run));
+      return run;
+    },
+    dotplanProcess: (args, options) => runDotplanProcess(args, within(options)),
+    spawnProcess(args, options) {
+      const child = spawnDotplan(args, { timeoutMs: 120_000, ...within(options) });
       spawned.add(child);
       void child.exited.then(() => spawned.delete(child));
       return child;
@@ -115,7 +145,8 @@ export async function openWorkspace(backend: TestBackend = testBackend()): Promi
     },
     async cleanup() {
       for (const child of spawned) child.kill('SIGKILL');
-      await Promise.all([...spawned].map((c) => c.exited));
+      for (const run of started) run.stop('SIGTERM');
+      await Promise.all([...spawned, ...started].map((c) => c.exited));
       await store.close();
       await drop();
       rmSync(dir, { recursive: true, force: true });
@@ -142,6 +173,15 @@ async function readLeaseToken(backend: TestBackend, url: string, dir: string, pl
   } finally {
     db.close();
   }
+}
+
+function withVariables(env: NodeJS.ProcessEnv, extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const merged = { ...env };
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
 }
 
 /** A DOT workflow: `nodes` as `id [attrs]` lines, `edges` as `a -> b` lines, graph attributes on top. */

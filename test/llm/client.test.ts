@@ -7,6 +7,7 @@ import { resolveConfig } from '../../src/config/resolve-config.js';
 import { InvalidInputError } from '../../src/errors/errors.js';
 import { createLlmClient, LlmError, llmSettings, type LlmSettings } from '../../src/llm/client.js';
 import { startScriptedServer, type Script, type ScriptedServer } from '../../src/llm/scripted-server.js';
+import { waitUntil } from '../support/wait.js';
 
 /** The engine's LLM client against the scripted server, through the real `openai` package. */
 const servers: ScriptedServer[] = [];
@@ -122,8 +123,10 @@ describe('LLM client', () => {
   it('stops when the caller aborts', async () => {
     const server = await serve({ replies: [{ content: 'slow', delayMs: 5_000 }] });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const error = await llmError(client(server).chat(user('hello'), { signal: controller.signal }));
+    const asked = llmError(client(server).chat(user('hello'), { signal: controller.signal }));
+    await waitUntil(() => server.requests.length > 0, 'the request to reach the server');
+    controller.abort();
+    const error = await asked;
     expect(error.failure).toBe('cancelled');
     expect(server.requests).toHaveLength(1);
   });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidInputError } from '../../src/errors/errors.js';
 import { checkScript, loadScript, startScriptedServer, type Script, type ScriptedServer } from '../../src/llm/scripted-server.js';
+import { waitUntil } from '../support/wait.js';
 
 /** The scripted server as the real `openai` client sees it. */
 const servers: ScriptedServer[] = [];
@@ -139,7 +140,7 @@ describe('scripted server', () => {
       () => 'answered',
       () => 'failed',
     );
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => server.requests.length > 0, 'the request to arrive');
     const started = Date.now();
     await server.close();
     expect(Date.now() - started).toBeLessThan(2000);

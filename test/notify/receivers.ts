@@ -1,7 +1,8 @@
 /**
  * Real HTTP receivers for notifier tests, on 127.0.0.1: each records every request (URL, headers,
- * raw body) and answers as told — a status and body, a function of the request, or never (a hang,
- * for timeouts). `refusedUrl()` is an address where nothing listens.
+ * raw body) and answers as told — a status and body (once `after` settles, if given: a slow answer
+ * the test releases), a function of the request, or never (a hang, for timeouts). `refusedUrl()` is
+ * an address where nothing listens.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ export interface Received {
   at: number;
 }
 
-export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+export type Reply = { status: number; body?: string; headers?: Record<string, string>; after?: Promise<unknown> } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -42,7 +43,10 @@ export async function startReceiver(reply: Reply | ((request: Received) => Reply
         hanging.add(res);
         return;
       }
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body ?? '');
+      const send = () => void (res.destroyed || res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body ?? ''));
+      if (answer.after === undefined) return send();
+      hanging.add(res);
+      void answer.after.then(send, send);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -27,8 +27,10 @@ describe(`the demos' run reports (${testBackend()})`, () => {
   let db: string[] = [];
   let drop: (() => Promise<void>) | undefined;
   let browser: Browser | undefined;
-  const cli = async (args: string[]) => {
-    const result = await runCli([...args, ...db], { cwd });
+  /** The reflection demo keeps its plan in a database of its own. */
+  const REFLECTION_DB = ['--db', 'file:.dotplan/demo-reflection.db'];
+  const cli = async (args: string[], where = db) => {
+    const result = await runCli([...args, ...where], { cwd });
     expect(result.code, `dotplan ${args.join(' ')}: ${result.stderr}`).toBe(0);
     return result.stdout;
   };
@@ -55,17 +57,22 @@ describe(`the demos' run reports (${testBackend()})`, () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  async function planIds(): Promise<string[]> {
-    const plans = JSON.parse(await cli(['plan', 'list', '--json'])) as Array<{ id: string; status: string }>;
-    expect(plans.map((p) => p.status)).toEqual(['completed', 'completed']);
-    return plans.map((p) => p.id);
+  /** Each demo's plan, with the database it is in. */
+  async function demoPlans(): Promise<Array<{ id: string; where: string[] }>> {
+    const out: Array<{ id: string; where: string[] }> = [];
+    for (const where of [db, REFLECTION_DB]) {
+      const plans = JSON.parse(await cli(['plan', 'list', '--json'], where)) as Array<{ id: string; status: string }>;
+      expect(plans.map((p) => p.status)).toEqual(['completed']);
+      out.push({ id: plans[0]!.id, where });
+    }
+    return out;
   }
 
   it('Markdown and HTML show every node, every answer and every revision of both demos', async () => {
-    for (const id of await planIds()) {
-      const data = JSON.parse(await cli(['plan', 'report', id, '--format', 'json'])) as ReportJson;
-      const md = await cli(['plan', 'report', id]);
-      await cli(['plan', 'report', id, '--format', 'html', '-o', join(cwd, `${id}.html`)]);
+    for (const { id, where } of await demoPlans()) {
+      const data = JSON.parse(await cli(['plan', 'report', id, '--format', 'json'], where)) as ReportJson;
+      const md = await cli(['plan', 'report', id], where);
+      await cli(['plan', 'report', id, '--format', 'html', '-o', join(cwd, `${id}.html`)], where);
       const html = readFileSync(join(cwd, `${id}.html`), 'utf8');
       const shown = await fetchPageText(html);
       expect(data.nodes.length).toBeGreaterThan(1);
@@ -88,8 +95,10 @@ describe(`the demos' run reports (${testBackend()})`, () => {
   }, 60_000);
 
   it("the workflow demo has its answered question, the reflection demo the LLM's revisions", async () => {
-    const ids = await planIds();
-    const reports = await Promise.all(ids.map(async (id) => JSON.parse(await cli(['plan', 'report', id, '--format', 'json'])) as ReportJson));
+    const plans = await demoPlans();
+    const reports = await Promise.all(
+      plans.map(async ({ id, where }) => JSON.parse(await cli(['plan', 'report', id, '--format', 'json'], where)) as ReportJson),
+    );
     expect(reports.some((r) => r.revisions.filter((rev) => rev.author.startsWith('llm')).length >= 2)).toBe(true);
     expect(reports.some((r) => r.questions.length > 0)).toBe(true);
   }, 30_000);

@@ -98,6 +98,38 @@ describe(`plan report: Markdown (${testBackend()})`, () => {
     expect(rows.slice(2)).toEqual([[expect.stringMatching(/ UTC$/), 'cancelled', 'operator:dana', 'superseded by r2']]);
   });
 
+  it('shows the input each node ran with, references resolved (cut like outputs), and lists the nodes in graph order', async () => {
+    // Declared in an order that is not the graph's: each node comes after the one it waits for in the report.
+    const plan = await h.ops.create({
+      dot: `digraph inputs {
+        onFailure="continue"
+        greet  [type=function toolCode=echo toolInput="greeting {{nodes.first.output}}"]
+        broken [type=function toolCode=json toolInput="{\\"pick\\": \\"missing\\", \\"from\\": \\"{{nodes.first.output}}\\"}"]
+        long   [type=function toolCode=echo toolInput="{{nodes.first.output}} {{nodes.wide.output}}"]
+        first  [type=function toolCode=echo toolInput="hello"]
+        wide   [type=function toolCode=echo toolInput="${'w'.repeat(400)}"]
+        first -> greet; first -> broken; first -> long; wide -> long
+      }`,
+    });
+    const worker = h.ops.worker({ untilIdle: true }).start();
+    await worker.idle;
+    await worker.stop();
+
+    const report = await collectReport(h.ops, plan.id);
+    expect(report.nodes.map((n) => n.id)).toEqual(['first', 'greet', 'broken', 'wide', 'long']);
+    const input = (id: string) => report.nodes.find((n) => n.id === id)!.input;
+    expect(input('first')).toBe('hello'); // no reference: as written
+    expect(input('greet')).toBe('greeting hello');
+    expect(input('broken')).toBe('{"pick":"missing","from":"hello"}'); // a failed attempt's input too
+    expect(report.nodes.find((n) => n.id === 'broken')!.status).toBe('failed');
+    expect(input('long')).toBe(`hello ${'w'.repeat(400)}`); // the data keeps it whole
+
+    const rows = markdownTable(reportMarkdown(report), '## Nodes').slice(2);
+    expect(rows.map((r) => r[0])).toEqual(['`first`', '`greet`', '`broken`', '`wide`', '`long`']);
+    expect(rows[1]![5]).toBe('greeting hello');
+    expect(rows[4]![5]).toBe(`hello ${'w'.repeat(294)} … (106 more characters; see \`dotplan plan report ${plan.id} --format json\`)`);
+  });
+
   it('refuses a plan id that does not exist, naming it', async () => {
     await expect(collectReport(h.ops, 'p_nope')).rejects.toThrow(/p_nope/);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readDot } from '../../src/dot/index.js';
 import type { NodeStatus, PlanGraph } from '../../src/model/types.js';
 import { diffPlans } from '../../src/revisions/diff.js';
+import { keepLiveFields } from '../../src/revisions/live-fields.js';
 import { mergeEdit } from '../../src/revisions/merge.js';
 import { checkRights } from '../../src/revisions/rights.js';
 
@@ -83,5 +84,27 @@ describe('three-way merge of an edit', () => {
     const edited = graph(`a [toolInput="1"] b [status=pending toolInput="2"] c [status=pending] a -> b -> c b -> c`);
     const merged = mergeEdit(base, current, edited);
     expect(merged.conflicts.map((c) => [c.node, c.edge])).toEqual([['c', 'b -> c #2']]);
+  });
+});
+
+describe('live fields left out of a revision', () => {
+  it('are kept as the plan has them; a new node without a status is pending; a node without attributes is left for the validator', () => {
+    const current = graph(`a [status=done toolOutput="A"] b [status=failed error="boom"] c [status=awaiting_input question="ok?"] a -> b`);
+    const read = graph(`a [label="A"] b [status=ready] c [question="ok?"] n [toolInput="new"] a -> b`);
+    const edited = { ...read, nodes: [...read.nodes, { id: 'm', attributes: {} }] };
+    const kept = keepLiveFields(current, edited);
+    const attributes = Object.fromEntries(kept.nodes.map((n) => [n.id, n.attributes]));
+    expect(attributes.a).toMatchObject({ status: 'done', toolOutput: 'A', label: 'A' });
+    expect(attributes.b).toMatchObject({ status: 'ready', error: 'boom' }); // a status it gives is a move asked
+    expect(attributes.c).toMatchObject({ status: 'awaiting_input' });
+    expect(attributes.n).toMatchObject({ status: 'pending' });
+    expect(attributes.m).toEqual({});
+    expect(
+      checkRights(
+        diffPlans(current, kept).filter((c) => c.kind !== 'node-added'),
+        statuses(current),
+        'operator',
+      ),
+    ).toEqual([]);
   });
 });

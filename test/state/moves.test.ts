@@ -49,10 +49,15 @@ describe('plan state machine', () => {
     expect(canMovePlan('draft', 'running', 'engine')).toBe(true);
     expect(canMovePlan('awaiting_review', 'running', 'person')).toBe(true);
     expect(canMovePlan('awaiting_review', 'rejected', 'person')).toBe(true);
+    expect(canMovePlan('awaiting_review', 'failed', 'engine')).toBe(true); // the LLM could not write a reflection plan's draft
+    expect(canMovePlan('awaiting_review', 'failed', 'person')).toBe(false);
     expect(canMovePlan('running', 'completed', 'engine')).toBe(true);
     expect(canMovePlan('running', 'paused', 'operator')).toBe(true);
     expect(canMovePlan('running', 'paused', 'engine')).toBe(false);
-    expect(canMovePlan('completed', 'running', 'operator')).toBe(false);
-    expect(() => assertPlanMove('p_1', 'completed', 'running', 'operator')).toThrow(/plan p_1: operator may not move it from completed to running/);
+    expect(canMovePlan('completed', 'running', 'operator')).toBe(true); // reopened by an operator's revision
+    expect(canMovePlan('completed', 'running', 'engine')).toBe(false);
+    expect(canMovePlan('cancelled', 'running', 'operator')).toBe(false);
+    expect(canMovePlan('rejected', 'running', 'operator')).toBe(false);
+    expect(() => assertPlanMove('p_1', 'cancelled', 'running', 'operator')).toThrow(/plan p_1: operator may not move it from cancelled to running/);
   });
 });

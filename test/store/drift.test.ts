@@ -5,10 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
 import type { Db } from '../../src/store/sql/executor.js';
-import { createTestStore, type TestBackend, type TestStore } from '../support/db.js';
+import { createTestStore, testBackend, type TestBackend, type TestStore } from '../support/db.js';
 import { COLUMN_TYPES, parseSchema, type ExpectedTable } from './schema-model.js';
-
-const postgresWanted = process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '') || process.env.CI === 'true';
 
 interface ActualTable {
   columns: Array<{ name: string; type: string; nullable: boolean }>;
@@ -110,5 +108,4 @@ function driftSuite(backend: TestBackend) {
   });
 }
 
-driftSuite('sqlite');
-if (postgresWanted) driftSuite('postgres');
+driftSuite(testBackend());

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import type { AttemptResult } from '../../src/engine/attempts.js';
+import { retry } from '../../src/engine/commands.js';
 import type { Attributes, PlanGraph } from '../../src/model/types.js';
 import type { AttemptReport, ClaimedNode, FinishOptions, FinishOutcome, Store } from '../../src/store/types.js';
 import { graphOf } from './fixtures.js';
@@ -16,6 +17,8 @@ export interface RandomPlan {
   outcomes: Record<string, Outcome>;
   /** Slots the worker has free when it finishes a node (the hand-off). */
   slots: number;
+  /** Once the plan has ended, an operator retries its failed nodes (which then succeed) and it runs on. */
+  retry: boolean;
 }
 
 export const randomPlan: fc.Arbitrary<RandomPlan> = fc
@@ -31,9 +34,10 @@ export const randomPlan: fc.Arbitrary<RandomPlan> = fc
       outcomes: fc.array(fc.constantFrom<Outcome>('yes', 'yes', 'no', 'fail', 'flaky'), { minLength: n, maxLength: n }),
       onFailure: fc.constantFrom('stop', 'continue'),
       slots: fc.integer({ min: 0, max: 2 }),
+      retry: fc.boolean(),
     }),
   )
-  .map(({ n, edges, whens, outcomes, onFailure, slots }) => {
+  .map(({ n, edges, whens, outcomes, onFailure, slots, retry }) => {
     const nodes: Record<string, Attributes> = {};
     for (let i = 0; i < n; i++) nodes[`n${i}`] = outcomes[i] === 'flaky' ? { retries: '1', retryDelay: '0ms' } : {};
     const graph = graphOf(
@@ -41,7 +45,7 @@ export const randomPlan: fc.Arbitrary<RandomPlan> = fc
       edges.map(([a, b], i) => [`n${a}`, `n${b}`, whens[i % whens.length]]),
       { mode: 'workflow', onFailure },
     );
-    return { graph, outcomes: Object.fromEntries(outcomes.map((o, i) => [`n${i}`, o])), slots };
+    return { graph, outcomes: Object.fromEntries(outcomes.map((o, i) => [`n${i}`, o])), slots, retry };
   });
 
 /** What the node's tool does on this attempt. */
@@ -53,15 +57,34 @@ export function resultOf(outcome: Outcome, attempt: number): AttemptResult {
 
 export type Finish = (reports: readonly AttemptReport[], options: FinishOptions) => Promise<FinishOutcome>;
 
-/** Runs the plan to its end with one worker that finishes each node alone, using `finish`. */
+/**
+ * Runs the plan to its end with one worker that finishes each node alone, using `finish`; with
+ * `plan.retry`, an operator then retries each failed node (which succeeds from then on) and the
+ * plan runs to its end again.
+ */
 export async function drive(store: Store, planId: string, plan: RandomPlan, finish: Finish): Promise<void> {
+  const retried = new Set<string>();
+  await runToEnd(store, planId, plan, finish, retried);
+  if (!plan.retry) return;
+  for (const node of await store.plans.nodes(planId)) {
+    if (node.status !== 'failed') continue;
+    retried.add(node.id);
+    await store.plans.change(planId, { nodes: [node.id], candidates: true }, (snapshot, candidates) =>
+      retry(snapshot, node.id, { driver: 'operator', name: 'ops' }, 'retried', candidates),
+    );
+  }
+  await runToEnd(store, planId, plan, finish, retried);
+}
+
+async function runToEnd(store: Store, planId: string, plan: RandomPlan, finish: Finish, retried: ReadonlySet<string>): Promise<void> {
   const options = { owner: 'w', leaseMs: 60_000, retryDefaults: { retries: 0, retryDelay: '0ms' } };
   let queue: ClaimedNode[] = [];
   for (let guard = 0; guard < 200; guard++) {
     if (queue.length === 0) queue = (await store.queue.claim({ ...options, limit: 1 })).filter((c) => c.planId === planId);
     const claim = queue.shift();
     if (!claim) return;
-    const { results, claimed } = await finish([{ claim, result: resultOf(plan.outcomes[claim.nodeId]!, claim.attempts), jitter: 0.5 }], {
+    const outcome = retried.has(claim.nodeId) ? 'yes' : plan.outcomes[claim.nodeId]!;
+    const { results, claimed } = await finish([{ claim, result: resultOf(outcome, claim.attempts), jitter: 0.5 }], {
       ...options,
       limit: plan.slots,
     });
@@ -94,5 +117,8 @@ export async function outcomeOf(store: Store, planId: string) {
     to: e.to,
     reason: e.reason ?? null,
   }));
-  return { plan: (await store.plans.get(planId)).status, nodes, events };
+  const record = await store.plans.get(planId);
+  const newest = Math.max(...(await store.plans.nodes(planId)).map((n) => n.updatedAt.getTime()));
+  // The plan's updatedAt follows its nodes: never older than the newest of them.
+  return { plan: { status: record.status, error: record.error, current: record.updatedAt.getTime() >= newest }, nodes, events };
 }

@@ -20,5 +20,3 @@ export function planInput(graph: PlanGraph, extra: Partial<CreatePlanInput> = {}
 export function independent(count: number, attributes: Attributes = {}): PlanGraph {
   return graphOf(Object.fromEntries(Array.from({ length: count }, (_, i) => [`n${i}`, { toolCode: 'echo', ...attributes }])), [], { mode: 'workflow' });
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

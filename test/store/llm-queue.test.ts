@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBackend } from '../support/db.js';
+import { waitUntil } from '../support/wait.js';
 import { openHarness, type Harness } from './harness.js';
 
 describe(`LLM work on reflection plans (${testBackend()})`, () => {
@@ -49,14 +50,13 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     const plan = await h.ops.create({ dot: reflection, source: 'r.dot' });
     const lost = await h.store.llm.claim('w1', 50);
     expect(lost).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    const taken = await h.store.llm.claim('w2', 60_000);
+    const taken = await waitUntil(() => h.store.llm.claim('w2', 60_000), 'the 50 ms lease to run out and another worker to take the work');
     expect(taken).toMatchObject({ planId: plan.id, due: 1 });
     expect(await h.store.llm.renew(lost!, 60_000)).toBe(false);
     await h.store.llm.done(lost!); // too late: changes nothing
     expect(await h.store.llm.due(plan.id)).toBe(1);
-    await h.store.llm.refused(taken!);
-    await h.store.llm.release(taken!);
+    await h.store.llm.refused(taken);
+    await h.store.llm.release(taken);
     expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the refusal count survives a takeover
     await h.ops.cancel(plan.id);
   });

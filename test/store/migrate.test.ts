@@ -7,9 +7,7 @@ import { DotplanError } from '../../src/errors/errors.js';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
 import { DEFAULT_MIGRATIONS_DIR, migrate, splitStatements } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/index.js';
-import { createPostgresDatabase, type TestBackend } from '../support/db.js';
-
-const postgresWanted = process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '') || process.env.CI === 'true';
+import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
 
 describe('splitStatements', () => {
   it('drops comment lines and splits at semicolons that end a line', () => {
@@ -85,5 +83,4 @@ function migrationSuite(backend: TestBackend) {
   });
 }
 
-migrationSuite('sqlite');
-if (postgresWanted) migrationSuite('postgres');
+migrationSuite(testBackend());

@@ -7,8 +7,8 @@ import { ConflictError } from '../../src/errors/errors.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store, WakeEvent } from '../../src/store/types.js';
 import type { TestBackend } from '../support/db.js';
-import { waitUntil } from '../support/cli.js';
-import { graphOf, independent, sleep } from './fixtures.js';
+import { waitUntil } from '../support/wait.js';
+import { graphOf, independent } from './fixtures.js';
 import { openHarness, retryDefaults, type Harness } from './harness.js';
 
 export function queueSuite(backend: TestBackend): void {
@@ -78,8 +78,7 @@ export function queueSuite(backend: TestBackend): void {
     it('refuses a finish with a stale token after the lease expired and another worker took over', async () => {
       const plan = await h.create(independent(1));
       const first = await h.claim(plan.id, 'n0', 'crashed', 1);
-      await sleep(20);
-      expect(await h.store.queue.expire({ retryDefaults })).toBeGreaterThanOrEqual(1);
+      await waitUntil(async () => (await h.store.queue.expire({ retryDefaults })) >= 1, 'the 1 ms lease to be found expired');
       expect(await h.store.plans.node(plan.id, 'n0')).toMatchObject({ status: 'ready', attempts: 1, leaseOwner: undefined });
       expect((await h.store.events.list(plan.id)).at(-1)).toMatchObject({
         from: 'running',
@@ -106,12 +105,10 @@ export function queueSuite(backend: TestBackend): void {
     it('fails a node whose lease expired on its last attempt, and the plan with it (onFailure=stop)', async () => {
       const plan = await h.create(graphOf({ slow: { retries: '1' }, next: {}, other: {} }, [['slow', 'next']]));
       await h.claim(plan.id, 'slow', 'w', 1);
-      await sleep(20);
-      await h.store.queue.expire({ retryDefaults });
+      await waitUntil(async () => (await h.store.queue.expire({ retryDefaults })) >= 1, 'the first 1 ms lease to be found expired');
       expect((await h.store.plans.node(plan.id, 'slow')).status).toBe('ready');
       await h.claim(plan.id, 'slow', 'w', 1);
-      await sleep(20);
-      await h.store.queue.expire({ retryDefaults });
+      await waitUntil(async () => (await h.store.queue.expire({ retryDefaults })) >= 1, 'the second 1 ms lease to be found expired');
       const slow = await h.store.plans.node(plan.id, 'slow');
       expect(slow).toMatchObject({ status: 'failed', attempts: 2 });
       expect(slow.error).toMatch(/lease expired.*attempt 2 of 2/);
@@ -248,7 +245,7 @@ export function queueSuite(backend: TestBackend): void {
       expect(await h.statuses(plan.id)).toEqual({ bad: 'failed', after: 'skipped', good: 'done', good2: 'done' });
       expect((await h.store.plans.get(plan.id)).status).toBe('failed');
       const last = (await h.store.events.list(plan.id)).at(-1)!;
-      expect(last).toMatchObject({ from: 'running', to: 'failed', reason: 'a node failed and nothing is left to run' });
+      expect(last).toMatchObject({ from: 'running', to: 'failed', reason: 'node "bad" failed: nope' });
       expect(last.nodeId).toBeUndefined();
     });
 

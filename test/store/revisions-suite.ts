@@ -98,6 +98,22 @@ export function revisionsSuite(backend: TestBackend): void {
       expect(await everything(id)).toEqual(before);
     });
 
+    it('a node added behind a running node waits for it: the finish that follows sees the edge, though its claim came before the revision', async () => {
+      const plan = await h.ops.create({ dot: CHAIN, source: 'edit.dot' });
+      const a = await h.claim(plan.id, 'a'); // a runs; its claim saw no edge to d
+      const shown = readDot(await h.ops.show(plan.id));
+      const edited: PlanGraph = {
+        ...shown,
+        nodes: [...shown.nodes, { id: 'd', attributes: { type: 'function', toolCode: 'echo', toolInput: 'D' } }],
+        edges: [...shown.edges, { from: 'a', to: 'd', attributes: {} }],
+      };
+      expect(await h.ops.apply(plan.id, writeDot(edited), { by: 'ops' })).toMatchObject({ applied: true });
+      expect(await h.store.plans.node(plan.id, 'd')).toMatchObject({ status: 'pending', waiting: 1, taken: 0 });
+      await h.finish(a, { kind: 'done', output: 'A out' });
+      expect(await h.store.plans.node(plan.id, 'd')).toMatchObject({ status: 'ready', waiting: 0, taken: 1 });
+      expect(await h.statuses(plan.id)).toEqual({ a: 'done', b: 'ready', c: 'pending', d: 'ready' });
+    });
+
     it("refuses an edit of a done node's output, naming node and attribute, and leaves every row as it was", async () => {
       const { id, shown } = await failedChain();
       const before = await everything(id);

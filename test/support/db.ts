@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type OpenStoreOptions } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
+import { testBackend, type TestBackend } from './backend.js';
 
-export type TestBackend = 'sqlite' | 'postgres';
+export { testBackend, type TestBackend } from './backend.js';
 
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -19,12 +20,6 @@ export interface TestStore extends Store {
   /** The URL the store was opened with (open a second store on the same database with it). */
   url: string;
   cleanup(): Promise<void>;
-}
-
-/** The backend `createTestStore()` uses: PostgreSQL when DB=postgres or DATABASE_URL is a postgres URL. */
-export function testBackend(): TestBackend {
-  if (process.env.DB === 'postgres' || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '')) return 'postgres';
-  return 'sqlite';
 }
 
 /** The PostgreSQL server to create test databases on. */

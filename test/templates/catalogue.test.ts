@@ -11,9 +11,9 @@ import {
   listTemplates,
   loadTemplate,
   packageTemplatesDir,
-  parseSetFlags,
   readHeaderComment,
 } from '../../src/templates/index.js';
+import { parseSetFlags } from '../../src/cli/set-flags.js';
 
 const root = mkdtempSync(join(tmpdir(), 'dotplan-templates-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -125,13 +125,13 @@ describe('instantiateTemplate', () => {
   });
 
   it('names a missing required parameter', () => {
-    expect(() => instantiateTemplate(template, {})).toThrow('template "greet" needs a value for "who" (give --set who=...)');
+    expect(() => instantiateTemplate(template, {})).toThrow('values.who is required: template "greet" declares it without a default');
     expect(() => instantiateTemplate(template, { greeting: 'hi' })).toThrow(DotplanError);
   });
 
   it('names unknown parameters and the declared ones', () => {
     expect(() => instantiateTemplate(template, { who: 'x', colour: 'red' })).toThrow(
-      'template "greet" has no parameter "colour"; declared parameters: who, greeting',
+      'values.colour is not a parameter of template "greet"; its parameters: who, greeting',
     );
   });
 });

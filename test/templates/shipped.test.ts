@@ -52,7 +52,7 @@ describe('the shipped templates', () => {
         const template = loadTemplate(name);
         const declared = template.params.map((p) => p.name);
         expect(() => instantiateTemplate(template, { ...SAMPLES[name], nonsense: 'x' })).toThrow(
-          new RegExp(`"nonsense".*declared parameters: ${declared.join(', ')}`),
+          new RegExp(`values\\.nonsense .*its parameters: ${declared.join(', ')}`),
         );
       });
 

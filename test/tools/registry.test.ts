@@ -61,7 +61,7 @@ describe('user tool modules', () => {
 
   it('loads several modules side by side', async () => {
     const registry = await createRegistry({ userModules: [`${fixtures}/tools.mjs`, `${fixtures}/tools.ts`] });
-    expect(registry.list()).toHaveLength(6 + 4 + 3);
+    expect(registry.list()).toHaveLength(5 + 6 + 3); // built-in, tools.mjs, tools.ts
   });
 
   it('names a path that does not exist', async () => {

@@ -41,7 +41,7 @@ export function printReport(ctx: CliContext, id: string, report: ApplyReport, so
     return;
   }
   const count = plural(report.changes.length, 'change');
-  const diff = formatDiff(report.changes, { color: process.stdout.isTTY });
+  const diff = formatDiff(report.changes, { color: ctx.io.stdoutIsTTY });
   if (report.applied) ctx.io.out(`plan ${id}: revision ${report.revision} applied (${count}, ${baseText(report)})\n${diff}`);
   else ctx.io.out(`dry run: would apply ${count} (${baseText(report)}); nothing changed\n${diff}`);
 }

@@ -1,26 +1,43 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScript, startScriptedServer } from '../../llm/scripted-server.js';
-import { endsPlan } from '../../store/index.js';
+import { Dotplan } from '../../operations/dotplan.js';
+import { endsPlan, openStore } from '../../store/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import type { CliContext } from '../context.js';
+import { announceDemo, displayPath } from './demo-intro.js';
 
 const SCRIPT = fileURLToPath(new URL('../../../demo/reflection-script.json', import.meta.url));
 const GOAL = 'What do we know about ACME Corp? Answer in one sentence.';
+/** The demo's own database, under the working directory: the scripted model is for the demo's plan alone. */
+const OWN_DATABASE = join('.dotplan', 'demo-reflection.db');
 
 /**
  * `dotplan demo --reflection`: a reflection plan run offline — the LLM is the scripted
  * OpenAI-compatible server answering from a recorded run (demo/reflection-script.json), reached
  * through the real `openai` client; the worker plans, runs, re-plans and writes the final answer.
+ * It runs in a database of its own, made afresh each time (`.dotplan/demo-reflection.db`): a worker
+ * serves the LLM work of every plan in its database, and the recorded replies fit the demo's plan
+ * only — in the configured database they would be applied to the user's own reflection plans.
  */
 export async function runReflectionDemo(ctx: CliContext, json: boolean): Promise<void> {
+  const started = Date.now();
+  const file = join(ctx.io.cwd, OWN_DATABASE);
+  if (!json)
+    announceDemo(
+      ctx,
+      `dotplan demo --reflection: a reflection plan run offline to its final answer; a scripted server replays a recorded LLM\n  goal: ${GOAL}`,
+      file,
+    );
+  mkdirSync(join(ctx.io.cwd, '.dotplan'), { recursive: true });
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
   const server = await startScriptedServer({ script: await loadScript(SCRIPT) });
+  const dotplan = new Dotplan(await openStore({ url: `file:${file}`, cwd: ctx.io.cwd }), await ctx.tools(), ctx.config, ctx.io.cwd);
   try {
-    const dotplan = await ctx.dotplan();
-    const started = Date.now();
     const after = await dotplan.events.lastId();
     const plan = await dotplan.create({ goal: GOAL });
-    if (!json)
-      ctx.io.err(`dotplan demo --reflection: plan ${plan.id} on ${dotplan.store.backend}; the LLM is a scripted server at ${server.url}\n  goal: ${GOAL}`);
+    if (!json) ctx.io.err(`  plan ${plan.id} on ${dotplan.backend}; the LLM is the scripted server at ${server.url}; one line per event:`);
     const printer = new ProgressPrinter((line) => (json ? ctx.io.out(line) : ctx.io.err(line)), json);
     const worker = dotplan.worker({ llm: { baseURL: server.url } }).start();
     worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
@@ -37,10 +54,12 @@ export async function runReflectionDemo(ctx: CliContext, json: boolean): Promise
       );
       if (done.error) ctx.io.out(`Error: ${done.error}`);
       if (done.result) ctx.io.out(`\nFinal answer:\n${done.result}`);
-      ctx.io.out(`\nInspect it: dotplan plan show ${done.id} · dotplan plan calls ${done.id} · dotplan plan revisions ${done.id}`);
+      const db = `--db file:${displayPath(ctx.io.cwd, file)}`;
+      ctx.io.out(`\nInspect it: dotplan ${db} plan show ${done.id} · dotplan ${db} plan calls ${done.id} · dotplan ${db} plan revisions ${done.id}`);
     }
     if (last?.to !== 'completed') ctx.exitCode = 1;
   } finally {
     await server.close();
+    await dotplan.close();
   }
 }

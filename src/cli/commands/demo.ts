@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
-import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../../errors/errors.js';
 import type { Dotplan } from '../../operations/dotplan.js';
 import { endsPlan, type NodeRecord } from '../../store/index.js';
-import { parseSetFlags } from '../../templates/index.js';
+import { graphOrder } from '../../plans/graph-order.js';
+import { createFlags, withFlags } from '../flags.js';
+import { parseSetFlags, setOption } from '../set-flags.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import { formatTable, type CliIO } from '../io.js';
+import { announceDemo } from './demo-intro.js';
 import { runReflectionDemo } from './demo-reflection.js';
 import type { GetContext } from './index.js';
 
@@ -20,7 +22,7 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
       `create a plan from a shipped template (default ${DEMO_TEMPLATE}) and run it to completion in-process, answering questions on the terminal (or with their default answers)`,
     )
     .option('--template <name|path>', 'template to run', DEMO_TEMPLATE)
-    .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .addOption(setOption())
     .option('--json', 'print events as JSON lines')
     .option('--reflection', 'run a reflection plan offline instead: the LLM is a scripted server replaying a recorded run')
     .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean }, command: Command) => {
@@ -29,12 +31,17 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
         if (opts.set || opts.template !== DEMO_TEMPLATE) throw new UsageError('--reflection runs its own recorded plan: it takes no --template or --set');
         return runReflectionDemo(ctx, opts.json === true);
       }
-      const dotplan = await ctx.dotplan();
       const values = opts.set ? parseSetFlags(opts.set) : opts.template === DEMO_TEMPLATE ? DEMO_VALUES : {};
       const started = Date.now();
+      if (!opts.json)
+        announceDemo(
+          ctx,
+          `dotplan demo: a plan from the template ${opts.template}, run to completion by a worker in this process (questions: on the terminal)`,
+        );
+      const dotplan = await ctx.dotplan({ create: true });
       const after = await dotplan.events.lastId();
-      const plan = await dotplan.create({ template: opts.template, values });
-      if (!opts.json) ctx.io.err(`dotplan demo: plan ${plan.id} "${plan.title}" on ${dotplan.store.backend}`);
+      const plan = await withFlags(createFlags, () => dotplan.create({ template: opts.template, values }));
+      if (!opts.json) ctx.io.err(`  plan ${plan.id} "${plan.title}" on ${dotplan.backend}; one line per status change:`);
       const printer = new ProgressPrinter((line) => (opts.json ? ctx.io.out(line) : ctx.io.err(line)), opts.json);
       const worker = dotplan.worker().start();
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
@@ -57,17 +64,12 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
 async function askPerson(node: NodeRecord, io: CliIO, quiet: boolean): Promise<string> {
   const question = node.attributes.question ?? `Answer for ${node.id}?`;
   const fallback = node.attributes.default ?? 'yes';
-  if (!process.stdin.isTTY) {
+  if (!io.stdin.isTTY) {
     if (!quiet) io.err(`  ? ${question}\n  → ${fallback} (the node's default answer: standard input is not a terminal)`);
     return fallback;
   }
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const typed = (await rl.question(`  ? ${question} [${fallback}] `)).trim();
-    return typed === '' ? fallback : typed;
-  } finally {
-    rl.close();
-  }
+  const typed = (await io.stdin.ask(`  ? ${question} [${fallback}] `)).trim();
+  return typed === '' ? fallback : typed;
 }
 
 async function printSummary(dotplan: Dotplan, planId: string, elapsedMs: number, io: CliIO): Promise<void> {
@@ -80,7 +82,7 @@ async function printSummary(dotplan: Dotplan, planId: string, elapsedMs: number,
   io.out(
     formatTable([
       ['NODE', 'STATUS', 'ATTEMPTS', 'OUTPUT / ANSWER / ERROR'],
-      ...nodes.map((n) => [n.id, n.status, String(n.attempts), clip(n.error ?? n.answer ?? n.output ?? '')]),
+      ...graphOrder(nodes, edges).map((n) => [n.id, n.status, String(n.attempts), clip(n.error ?? n.answer ?? n.output ?? '')]),
     ]),
   );
   for (const sink of sinks) io.out(`\nResult of ${sink.id}:\n${sink.output ?? ''}`);

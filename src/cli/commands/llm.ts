@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
 import { UsageError } from '../../errors/errors.js';
 import { loadScript, startScriptedServer } from '../../llm/scripted-server.js';
 import type { GetContext } from './index.js';
@@ -25,15 +26,15 @@ export function registerLlmCommands(program: Command, getContext: GetContext): v
       const port = Number(opts.port);
       if (!/^\d+$/.test(opts.port.trim()) || port > 65535) throw new UsageError(`--port "${opts.port}": must be a port number from 0 to 65535`);
       const { io } = await getContext(command);
-      const script = await loadScript(opts.script);
-      const server = await startScriptedServer({ script, port, host: opts.host, ...(opts.record ? { recordFile: opts.record } : {}) });
+      const script = await loadScript(resolve(io.cwd, opts.script));
+      const server = await startScriptedServer({ script, port, host: opts.host, ...(opts.record ? { recordFile: resolve(io.cwd, opts.record) } : {}) });
       const count = script.replies.length;
       io.err(`listening on ${server.url} (${plural(count, 'scripted reply', 'scripted replies')})`);
       io.err(`export OPENAI_BASE_URL=${server.url}`);
       io.err('export OPENAI_API_KEY=unused   # any value; the scripted server ignores it');
-      const signal = await new Promise<string>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT')).once('SIGTERM', () => resolve('SIGTERM'));
-      });
+      let unsubscribe = () => undefined as void;
+      const signal = await new Promise<string>((stopped) => (unsubscribe = io.onStop(stopped)));
+      unsubscribe();
       await server.close();
       const unused = server.remaining();
       const unmatched = server.requests.filter((r) => r.reply === 'unmatched').length;

@@ -42,6 +42,7 @@ export function registerNotifyCommands(program: Command, getContext: GetContext)
         options: ['yes', 'no'],
         reminder: 0,
         since: new Date(),
+        test: true,
       };
       const results = await sendAll(targets, notice, sendPolicy(ctx.config.notify));
       if (opts.json) ctx.io.out(JSON.stringify(results));

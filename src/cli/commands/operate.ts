@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { UsageError } from '../../errors/errors.js';
+import { commandLine } from '../../model/command-line.js';
 import { printJson } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -36,4 +38,17 @@ export function registerOperateCommands(program: Command, getContext: GetContext
       });
   operatorMove('retry', 'run a failed node again (failed → ready, attempts start afresh); a failed plan resumes');
   operatorMove('skip', 'skip a node that has not run (pending, ready, failed or awaiting_input → skipped); its dependants go on');
+
+  // SPEC §3: a node is `cancelled` only when its plan is. Asked for anyway, say what to do instead.
+  node
+    .command('cancel', { hidden: true })
+    .argument('[plan]')
+    .argument('[node]')
+    .action((planId: string | undefined, nodeId: string | undefined) => {
+      const plan = planId ?? '<plan>';
+      throw new UsageError(
+        `there is no node cancel: a node is cancelled only with its plan. Skip the node (${commandLine('dotplan', 'node', 'skip', plan, nodeId ?? '<node>')}) ` +
+          `or cancel the plan (${commandLine('dotplan', 'plan', 'cancel', plan)})`,
+      );
+    });
 }

@@ -27,7 +27,7 @@ export function registerParseReplyCommand(program: Command, getContext: GetConte
     .action(async (file: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
       const source = file === '-' ? '<stdin>' : file;
-      const reply = await readInput(file);
+      const reply = await readInput(ctx.io, file);
       const result = check(reply, { tools: await ctx.tools(), source, ...dotLimits(ctx.config) });
       const failing = result.diagnostics.filter(failsReply);
       const valid = failing.length === 0;

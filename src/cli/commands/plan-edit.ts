@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { ApplyReport } from '../../operations/decide-revision.js';
 import { withoutGeneratedLines, withProblems } from '../../revisions/edit-file.js';
 import { printReport, problemLines } from './apply-report.js';
+import type { CliIO } from '../io.js';
 import type { GetContext } from './index.js';
 
 /**
@@ -24,7 +25,7 @@ export function registerPlanEditCommand(plan: Command, getContext: GetContext): 
     .action(async (id: string, opts: { reason?: string; by?: string }, command: Command) => {
       const ctx = await getContext(command);
       const dotplan = await ctx.dotplan();
-      const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+      const editor = ctx.io.env.VISUAL || ctx.io.env.EDITOR || 'vi';
       const shown = await dotplan.show(id);
       const dir = await mkdtemp(join(tmpdir(), 'dotplan-edit-'));
       const file = join(dir, `${id}.dot`);
@@ -37,7 +38,7 @@ export function registerPlanEditCommand(plan: Command, getContext: GetContext): 
         ctx.exitCode = 1;
       };
       for (;;) {
-        const code = await runEditor(editor, file);
+        const code = await runEditor(editor, file, ctx.io);
         if (code !== 0) return giveUp(`the editor (${editor}) exited with ${code}`);
         const saved = withoutGeneratedLines(await readFile(file, 'utf8'));
         if (saved === withoutGeneratedLines(opened)) {
@@ -68,10 +69,10 @@ function shifted(report: ApplyReport, lines: number): ApplyReport {
   return { ...report, diagnostics: report.diagnostics.map(shift), conflicts: report.conflicts.map(shift) };
 }
 
-/** Runs the editor (a command line, as git and kubectl take it) on the file; resolves to its exit code. */
-function runEditor(editor: string, file: string): Promise<number> {
+/** Runs the editor (a command line, as git and kubectl take it) on the file, on the terminal; resolves to its exit code. */
+function runEditor(editor: string, file: string, io: Pick<CliIO, 'cwd' | 'env'>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
+    const child = spawn('sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit', cwd: io.cwd, env: io.env });
     child.on('error', reject);
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });

@@ -21,7 +21,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
       const source = file === '-' ? '<stdin>' : file;
       const report = await (
         await ctx.dotplan()
-      ).apply(id, await readInput(file), {
+      ).apply(id, await readInput(ctx.io, file), {
         source,
         ...(opts.dryRun ? { dryRun: true } : {}),
         ...(opts.reason ? { reason: opts.reason } : {}),
@@ -97,7 +97,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
       const ctx = await getContext(command);
       const diff = await (await ctx.dotplan()).diff(id, revisionNumber(r1), r2 === undefined ? undefined : revisionNumber(r2));
       if (opts.json) printJson(ctx.io, diff);
-      else ctx.io.out(`revision ${diff.from} → ${diff.to}\n${formatDiff(diff.changes, { color: process.stdout.isTTY })}`);
+      else ctx.io.out(`revision ${diff.from} → ${diff.to}\n${formatDiff(diff.changes, { color: ctx.io.stdoutIsTTY })}`);
     });
 }
 

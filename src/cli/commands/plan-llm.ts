@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { callView } from '../../llm/call-record.js';
+import { formatDiagnostic, type Diagnostic } from '../../model/diagnostics.js';
 import type { LlmCallRecord } from '../../store/index.js';
 import { formatTable, printJson } from '../io.js';
 import type { GetContext } from './index.js';
@@ -12,7 +13,11 @@ export function registerPlanLlmCommands(plan: Command, getContext: GetContext): 
     .description("list a plan's LLM calls: purpose, model, tokens, time, outcome (and the problems of a refused reply)")
     .argument('<id>', 'plan id')
     .option('--json', 'print {"calls":[{"purpose","model","promptTokens","completionTokens","ms","outcome","diagnostics"?}]}')
-    .option('--script', 'print a script for `dotplan llm serve` that gives the same replies in the same order (replay a real run offline)')
+    .addOption(
+      new Option('--script', 'print a script for `dotplan llm serve` that gives the same replies in the same order (replay a real run offline)').conflicts(
+        'json',
+      ),
+    )
     .action(async (id: string, opts: { json?: boolean; script?: boolean }, command: Command) => {
       const ctx = await getContext(command);
       const calls = await (await ctx.dotplan()).calls(id);
@@ -42,7 +47,25 @@ export function registerPlanLlmCommands(plan: Command, getContext: GetContext): 
           ]),
         ]),
       );
+      for (const [i, c] of calls.entries()) {
+        const problems = problemLines(c.diagnostics);
+        if (problems.length > 0) ctx.io.out(`\ncall ${i + 1} (${c.purpose}, ${c.outcome}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+      }
     });
+}
+
+/** A refused reply's diagnostics (lines counted in the reply) or an endpoint's error, one line each. */
+function problemLines(diagnostics: unknown): string[] {
+  if (!Array.isArray(diagnostics)) return [];
+  return diagnostics.map((d: unknown) => {
+    if (!isDiagnostic(d)) return JSON.stringify(d);
+    return formatDiagnostic(d, d.line !== undefined ? 'reply' : undefined);
+  });
+}
+
+function isDiagnostic(value: unknown): value is Diagnostic {
+  const d = value as Partial<Diagnostic> | null;
+  return typeof d === 'object' && d !== null && typeof d.code === 'string' && typeof d.message === 'string' && typeof d.severity === 'string';
 }
 
 /** The replies of a run, in order, as a `dotplan llm serve` script (calls that failed are left out: the replay answers them). */

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { collectReport } from '../../report/collect.js';
-import { reportHtml } from '../../report/html.js';
-import { reportMarkdown } from '../../report/markdown.js';
 import { writeOutput } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -24,15 +21,8 @@ export function registerPlanReportCommand(plan: Command, getContext: GetContext)
     .option('-o, --output <file>', 'write to a file instead of standard output')
     .action(async (id: string, opts: { format: 'md' | 'html' | 'json'; output?: string }, command: Command) => {
       const ctx = await getContext(command);
-      const dotplan = await ctx.dotplan();
-      const report = await collectReport(dotplan, id);
-      const text =
-        opts.format === 'json'
-          ? `${JSON.stringify(report, null, 2)}\n`
-          : opts.format === 'html'
-            ? await reportHtml(report, await dotplan.liveGraph(id))
-            : reportMarkdown(report);
-      if (opts.output) await writeOutput(opts.output, text);
+      const text = await (await ctx.dotplan()).report(id, { format: opts.format });
+      if (opts.output) await writeOutput(ctx.io, opts.output, text);
       else ctx.io.out(text);
     });
 }

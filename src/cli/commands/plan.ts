@@ -1,9 +1,16 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { InvalidInputError, UsageError } from '../../errors/errors.js';
+import { UsageError } from '../../errors/errors.js';
+import { llmSettings, missingEndpoint } from '../../llm/client.js';
 import { PLAN_STATUSES, type PlanStatus } from '../../model/types.js';
+import { formatDiagnostic } from '../../model/diagnostics.js';
+import type { CreatedPlan } from '../../operations/dotplan.js';
 import { planJson } from '../../plans/plan-view.js';
-import { parseSetFlags } from '../../templates/index.js';
+import type { CliContext } from '../context.js';
+import { waitLine } from '../../plans/waits-for.js';
+import { GENERATED_PREFIX } from '../../revisions/edit-file.js';
+import { createFlags, withFlags } from '../flags.js';
+import { parseSetFlags, setOption } from '../set-flags.js';
 import { formatTable, printJson, readInput } from '../io.js';
 import { registerPlanControlCommands } from './plan-control.js';
 import { registerPlanEditCommand } from './plan-edit.js';
@@ -11,6 +18,8 @@ import { registerPlanHistoryCommands } from './plan-history.js';
 import { registerPlanLlmCommands } from './plan-llm.js';
 import { registerPlanReportCommand } from './plan-report.js';
 import { registerReviewCommands } from './review.js';
+import { eventJson } from '../../worker/progress.js';
+import { cut, moreNote } from '../../report/text.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -21,35 +30,69 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .description('create a plan from a template, a DOT file or a goal (a reflection plan the LLM writes) and start it; prints its id')
     .option('--template <name|path>', 'template name (see template list) or path')
     .option('--goal <text>', 'what a reflection plan should achieve: the LLM writes and rewrites its plan (needs an OpenAI-compatible endpoint)')
-    .option('--set <key=value>', 'template parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .addOption(setOption())
     .option('--dot <file>', 'a DOT file (or - for standard input)')
     .option('--title <title>', 'plan title (default: the graph label)')
     .option('--review', 'wait for a reviewer (plan approve / reject / modify) before anything runs, as review="required" does')
     .option('--by <name>', 'who creates it (default: the OS user)')
-    .option('--json', 'print {"id": ..., "status": ...}')
+    .option('--json', 'print {"id", "status", "warnings"}')
     .action(
       async (
         opts: { template?: string; set?: string[]; dot?: string; goal?: string; title?: string; review?: boolean; by?: string; json?: boolean },
         command: Command,
       ) => {
         if ([opts.template, opts.dot, opts.goal].filter((o) => o !== undefined).length !== 1)
-          throw new InvalidInputError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
+          throw new UsageError('give exactly one of --template <name|path>, --dot <file> or --goal <text>');
         if (opts.set && !opts.template)
-          throw new InvalidInputError(`--set goes with --template; ${opts.dot ? 'a DOT file carries its own values' : 'a --goal plan is written by the LLM'}`);
+          throw new UsageError(`--set goes with --template; ${opts.dot ? 'a DOT file carries its own values' : 'a --goal plan is written by the LLM'}`);
         const ctx = await getContext(command);
-        const dotplan = await ctx.dotplan();
+        const dotplan = await ctx.dotplan({ create: true });
         const title = opts.title !== undefined ? { title: opts.title } : {};
         const input =
           opts.goal !== undefined
             ? { goal: opts.goal, ...title }
             : opts.template
               ? { template: opts.template, values: parseSetFlags(opts.set ?? []), ...title }
-              : { dot: await readInput(opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
-        const created = await dotplan.create(input, { ...(opts.by ? { by: opts.by } : {}), ...(opts.review ? { review: true } : {}) });
-        if (opts.json) printJson(ctx.io, { id: created.id, status: created.status });
-        else ctx.io.out(created.id);
+              : { dot: await readInput(ctx.io, opts.dot!), source: opts.dot === '-' ? '<stdin>' : opts.dot!, ...title };
+        const created = await withFlags(createFlags, () =>
+          dotplan.create(input, { ...(opts.by ? { by: opts.by } : {}), ...(opts.review ? { review: true } : {}) }),
+        );
+        if (created.mode === 'reflection' && missingEndpoint(llmSettings(ctx.config)) !== undefined) {
+          ctx.io.err(
+            `warning: no LLM endpoint is configured here (OPENAI_BASE_URL or ${ctx.config.openai.apiKeyEnv}); a worker with one must serve this plan — ` +
+              `until one does, it waits (dotplan plan show ${created.id} says for what)`,
+          );
+        }
+        printCreated(
+          ctx,
+          created,
+          'source' in input ? input.source : opts.template !== undefined ? `template ${opts.template}` : undefined,
+          opts.json === true,
+        );
       },
     );
+
+  plan
+    .command('rerun')
+    .description(
+      'run a stored plan again as a new plan: its latest revision with every node pending (or, --from a node, that node and what follows it; the results before it are carried over), linked to the old one',
+    )
+    .argument('<id>', 'the plan to run again')
+    .option('--from <node>', 'run again from this node on; the done nodes it does not lead to keep their results')
+    .option('--title <title>', 'the new plan\'s title (default: the old title with " (rerun)")')
+    .option('--by <name>', 'who reruns it (default: the OS user)')
+    .option('--json', 'print {"id", "status", "rerunOf", "warnings"}')
+    .action(async (id: string, opts: { from?: string; title?: string; by?: string; json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const created = await (
+        await ctx.dotplan()
+      ).rerun(id, {
+        ...(opts.from !== undefined ? { from: opts.from } : {}),
+        ...(opts.title !== undefined ? { title: opts.title } : {}),
+        ...(opts.by ? { by: opts.by } : {}),
+      });
+      printCreated(ctx, created, `plan ${id}`, opts.json === true);
+    });
 
   plan
     .command('list')
@@ -67,14 +110,20 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
             status: p.status,
             title: p.title,
             template: p.template,
+            error: p.error,
             createdAt: p.createdAt.toISOString(),
             updatedAt: p.updatedAt.toISOString(),
+            ...(p.rerunOf !== undefined ? { rerunOf: p.rerunOf } : {}),
           })),
         );
         return;
       }
       if (plans.length === 0) {
-        ctx.io.err('no plans yet: dotplan plan create --template <name> (see dotplan template list)');
+        ctx.io.err(
+          opts.status !== undefined
+            ? `no ${opts.status} plans (plan list without --status shows them all)`
+            : 'no plans yet: dotplan plan create --template <name> (see dotplan template list)',
+        );
         return;
       }
       ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...plans.map((p) => [p.id, p.status, p.updatedAt.toISOString(), p.title])]));
@@ -86,7 +135,9 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .argument('<id>', 'plan id')
     .addOption(new Option('--format <format>', 'output format').choices(['dot', 'json']).default('dot'))
     .option('--json', 'same as --format json')
-    .option('--revision <n>', 'print revision n as it was written (see plan revisions), without live state')
+    .addOption(
+      new Option('--revision <n>', 'print revision n as it was written (see plan revisions), without live state: DOT only').conflicts(['format', 'json']),
+    )
     .action(async (id: string, opts: { format: 'dot' | 'json'; json?: boolean; revision?: string }, command: Command) => {
       const ctx = await getContext(command);
       const dotplan = await ctx.dotplan();
@@ -96,10 +147,12 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
         return;
       }
       if (opts.json || opts.format === 'json') {
-        const [record, nodes, edges] = await Promise.all([dotplan.plan(id), dotplan.nodes(id), dotplan.edges(id)]);
-        printJson(ctx.io, planJson(record, nodes, edges));
+        const [record, nodes, edges, waits] = await Promise.all([dotplan.plan(id), dotplan.nodes(id), dotplan.edges(id), dotplan.waitingFor(id)]);
+        printJson(ctx.io, planJson(record, nodes, edges, waits));
       } else {
-        ctx.io.out(await dotplan.show(id));
+        // What it waits for first, as lines dotplan generated (dropped when the file comes back to plan apply).
+        const [dot, waits] = await Promise.all([dotplan.show(id), dotplan.waitingFor(id)]);
+        ctx.io.out([...waits.map((w) => `${GENERATED_PREFIX} ${waitLine(w)}`), dot].join('\n'));
       }
     });
 
@@ -112,10 +165,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
       const ctx = await getContext(command);
       const events = await (await ctx.dotplan()).history(id);
       if (opts.json) {
-        printJson(
-          ctx.io,
-          events.map((e) => ({ ...e, at: e.at.toISOString() })),
-        );
+        printJson(ctx.io, events.map(eventJson));
         return;
       }
       ctx.io.out(
@@ -128,7 +178,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
             e.nodeId ?? '(plan)',
             e.actor ? `${e.driver}:${e.actor}` : e.driver,
             e.kind === 'status' ? `${e.from || '∅'} → ${e.to}` : '',
-            [e.reason, e.detail ? JSON.stringify(e.detail) : undefined].filter(Boolean).join(' '),
+            [e.reason, e.detail ? shownDetail(e.detail, id) : undefined].filter(Boolean).join(' '),
           ]),
         ]),
       );
@@ -140,4 +190,25 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
   registerPlanLlmCommands(plan, getContext);
   registerPlanReportCommand(plan, getContext);
   registerReviewCommands(program, plan, getContext);
+}
+
+/** An event's detail on one table row: long values (a node's resolved input) cut, with where to read them whole. */
+function shownDetail(detail: Record<string, unknown>, planId: string): string {
+  const { text, more } = cut(JSON.stringify(detail));
+  return more === 0 ? text : `${text} ${moreNote(more, `dotplan plan events ${planId} --json`)}`;
+}
+
+/** A new plan's id (`--json`: `{"id", "status", "rerunOf"?, "warnings"}`); its warnings on stderr, each naming the place and the fix. */
+function printCreated(ctx: CliContext, created: CreatedPlan, source: string | undefined, json: boolean): void {
+  if (json) {
+    printJson(ctx.io, {
+      id: created.id,
+      status: created.status,
+      ...(created.rerunOf !== undefined ? { rerunOf: created.rerunOf } : {}),
+      warnings: created.warnings,
+    });
+    return;
+  }
+  for (const warning of created.warnings) ctx.io.err(formatDiagnostic(warning, source));
+  ctx.io.out(created.id);
 }

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { dotLimits } from '../../config/dot-limits.js';
-import { readDot, writeDot } from '../../dot/index.js';
 import { UsageError } from '../../errors/errors.js';
-import { renderSvg } from '../../render/index.js';
-import { validateGraph } from '../../validate/index.js';
+import { renderText } from '../../operations/views.js';
 import { readInput, writeOutput } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -19,18 +16,15 @@ export function registerRenderCommand(program: Command, getContext: GetContext):
     .addOption(new Option('--format <format>', 'output format').choices(['svg', 'dot']).default('svg'))
     .option('-o, --output <file>', 'write to a file instead of standard output')
     .action(async (file: string | undefined, opts: { plan?: string; format: 'svg' | 'dot'; output?: string }, command: Command) => {
-      if ((file === undefined) === (opts.plan === undefined)) throw new UsageError('give a DOT file (or -) or --plan <id>, not both');
+      if (file === undefined && opts.plan === undefined) throw new UsageError('render needs a DOT file (or - for standard input) or --plan <id>');
+      if (file !== undefined && opts.plan !== undefined) throw new UsageError('give a DOT file or --plan <id>, not both');
       const ctx = await getContext(command);
-      let graph;
-      if (opts.plan !== undefined) {
-        graph = await (await ctx.dotplan()).liveGraph(opts.plan);
-      } else {
-        const read = readDot(await readInput(file!), { source: file === '-' ? '<stdin>' : file!, ...dotLimits(ctx.config) });
-        // Statuses are shown by their canonical names (the seed's Chinese aliases are accepted on input).
-        graph = validateGraph(read, { tools: await ctx.tools() }).graph ?? read;
-      }
-      const text = opts.format === 'dot' ? writeDot(graph) : await renderSvg(graph);
-      if (opts.output) await writeOutput(opts.output, text);
+      // A file is drawn as Dotplan.render draws it, without opening a database: it needs none.
+      const text =
+        opts.plan !== undefined
+          ? await (await ctx.dotplan()).render({ planId: opts.plan }, { format: opts.format })
+          : await renderText({ tools: await ctx.tools(), config: ctx.config }, await readInput(ctx.io, file!), file === '-' ? '<stdin>' : file!, opts.format);
+      if (opts.output) await writeOutput(ctx.io, opts.output, text);
       else ctx.io.out(text);
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { InvalidInputError } from '../../errors/errors.js';
-import type { ApplyReport } from '../../operations/decide-revision.js';
+import { UsageError } from '../../errors/errors.js';
+import { reviewCommands } from '../../model/command-line.js';
+import { reviewFlags, withFlags } from '../flags.js';
 import { formatMs } from '../../worker/progress.js';
 import { formatTable, printJson, readInput } from '../io.js';
 import { printReport } from './apply-report.js';
@@ -28,7 +29,8 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
     .option('--by <name>', 'who reviews (default: the OS user)')
     .action(async (id: string, opts: { reason: string; by?: string }, command: Command) => {
       const ctx = await getContext(command);
-      const plan = await (await ctx.dotplan()).reject(id, { reason: opts.reason, ...(opts.by ? { by: opts.by } : {}) });
+      const dotplan = await ctx.dotplan();
+      const plan = await withFlags(reviewFlags, () => dotplan.reject(id, { reason: opts.reason, ...(opts.by ? { by: opts.by } : {}) }));
       ctx.io.out(`plan ${plan.id} rejected`);
     });
 
@@ -43,18 +45,19 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
     .option('--reason <text>', 'the update log of the new revision')
     .option('--by <name>', 'who reviews (default: the OS user)')
     .action(async (id: string, opts: { dot?: string; suggestion?: string; reason?: string; by?: string }, command: Command) => {
-      if ((opts.dot === undefined) === (opts.suggestion === undefined)) throw new InvalidInputError('give exactly one of --dot <file> or --suggestion <text>');
+      if ((opts.dot === undefined) === (opts.suggestion === undefined)) throw new UsageError('give exactly one of --dot <file> or --suggestion <text>');
       const ctx = await getContext(command);
       const who = { ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.by ? { by: opts.by } : {}) };
       const dotplan = await ctx.dotplan();
       if (opts.dot !== undefined) {
         const source = opts.dot === '-' ? '<stdin>' : opts.dot;
-        const report = (await dotplan.modify(id, { dot: await readInput(opts.dot), source }, who)) as ApplyReport;
+        const dot = await readInput(ctx.io, opts.dot);
+        const report = await withFlags(reviewFlags, () => dotplan.modify(id, { dot, source }, who));
         printReport(ctx, id, report, source, false);
         if (report.applied) ctx.io.out(`plan ${id} waits for review again`);
         return;
       }
-      await dotplan.modify(id, { suggestion: opts.suggestion! }, who);
+      await withFlags(reviewFlags, () => dotplan.modify(id, { suggestion: opts.suggestion! }, who));
       ctx.io.out(`plan ${id}: the suggestion goes to the LLM; the plan waits for review again (see plan show / plan revisions)`);
     });
 
@@ -62,10 +65,14 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
     .command('inbox')
     .description('everything waiting for a person — questions and plan reviews — across plans, oldest first, with the command that answers it')
     .option('--plan <id>', 'only this plan')
-    .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command"}]')
+    .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command","commands"}]')
     .action(async (opts: { plan?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const entries = await (await ctx.dotplan()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {});
+      const entries = (await (await ctx.dotplan()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {})).map((e) => ({
+        ...e,
+        // A review is decided by approving, rejecting or modifying it: each has its command.
+        commands: e.kind === 'review' ? reviewCommands(e.planId) : [e.command],
+      }));
       if (opts.json) {
         printJson(
           ctx.io,
@@ -80,7 +87,10 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
       ctx.io.out(
         formatTable([
           ['WAITING', 'KIND', 'PLAN', 'NODE', 'QUESTION', 'OPTIONS', 'ANSWER WITH'],
-          ...entries.map((e) => [formatMs(e.waitedMs), e.kind, e.planId, e.nodeId ?? '', e.question ?? e.planTitle, e.options?.join(',') ?? '', e.command]),
+          ...entries.flatMap((e) => [
+            [formatMs(e.waitedMs), e.kind, e.planId, e.nodeId ?? '', e.question ?? e.planTitle, e.options?.join(',') ?? '', e.commands[0]!],
+            ...e.commands.slice(1).map((c) => ['', '', '', '', '', '', c]),
+          ]),
         ]),
       );
     });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { listTemplates, loadTemplate } from '../../templates/index.js';
+import { defaultTemplateDirs, listTemplates, loadTemplate } from '../../templates/index.js';
 import { formatTable, printJson } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -12,7 +12,7 @@ export function registerTemplateCommands(program: Command, getContext: GetContex
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const templates = listTemplates();
+      const templates = listTemplates(defaultTemplateDirs(ctx.io.cwd));
       if (opts.json) {
         printJson(ctx.io, templates);
         return;
@@ -26,7 +26,7 @@ export function registerTemplateCommands(program: Command, getContext: GetContex
     .argument('<name>', 'a template name (see template list), or the path of a .dot file (with a "/", or an existing file ending in .dot)')
     .action(async (name: string, _opts: unknown, command: Command) => {
       const ctx = await getContext(command);
-      const found = loadTemplate(name);
+      const found = loadTemplate(name, defaultTemplateDirs(ctx.io.cwd), ctx.io.cwd);
       ctx.io.out(await readFile(found.path, 'utf8'));
     });
 }

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { dotLimits } from '../../config/dot-limits.js';
 import { formatDiagnostic } from '../../model/diagnostics.js';
-import { validateDot } from '../../validate/index.js';
+import { validatePlan } from '../../operations/views.js';
 import { printJson, readInput } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -14,7 +13,8 @@ export function registerValidateCommand(program: Command, getContext: GetContext
     .action(async (file: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
       const source = file === '-' ? '<stdin>' : file;
-      const result = validateDot(await readInput(file), { tools: await ctx.tools(), source, ...dotLimits(ctx.config) });
+      // Dotplan.validate's use case, without opening a database: checking a file needs none.
+      const result = validatePlan({ tools: await ctx.tools(), config: ctx.config }, await readInput(ctx.io, file), source);
       if (!result.valid) ctx.exitCode = 1;
       if (opts.json) {
         printJson(ctx.io, { valid: result.valid, diagnostics: result.diagnostics });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { llmSettings, missingEndpoint } from '../../llm/client.js';
 import { Announcer } from '../../notify/announcer.js';
 import { sendPolicy } from '../../notify/send.js';
 import { assertNotifiersReady } from '../../notify/targets.js';
@@ -22,10 +23,9 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const ctx = await getContext(command);
       const { targets } = ctx.config.notify;
       assertNotifiersReady(targets); // before the database is opened: nothing is created for a worker that cannot start
-      const dotplan = await ctx.dotplan();
+      const dotplan = await ctx.dotplan({ create: true });
       const worker = dotplan.worker({ untilIdle: opts.untilIdle === true });
       worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
-      worker.on('tool:log', (planId, nodeId, message) => !opts.quiet && ctx.io.err(`${planId} ${nodeId}: ${message}`));
       const announcer = new Announcer({
         targets,
         ...sendPolicy(ctx.config.notify),
@@ -37,7 +37,12 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const progress = opts.quiet ? undefined : dotplan.events.follow({ after: await dotplan.events.lastId() }, (event) => printer.print(event));
       const { concurrency, poll } = ctx.config.worker;
       if (!opts.json && !opts.quiet)
-        ctx.io.err(`worker ${worker.owner} on ${dotplan.store.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
+        ctx.io.err(`worker ${worker.owner} on ${dotplan.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
+      // The same settings dotplan.worker() built (or did not build) its LLM side from.
+      const noLlm = missingEndpoint(llmSettings(ctx.config));
+      if (noLlm !== undefined && !opts.quiet) {
+        ctx.io.err(`worker ${worker.owner} does not serve LLM work (reflection plans, verify="llm"): ${noLlm}; such work waits for a worker that has one`);
+      }
       const how = await runUntilStopped(worker, ctx.io);
       // Notices in flight get a while to finish their retries: longer when idle than when told to stop.
       await announcer.drain(how === 'idle' ? 30_000 : 1_000);
@@ -45,20 +50,30 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
     });
 }
 
-/** Starts the worker; SIGINT/SIGTERM stop it gracefully (a second one leaves at once). */
+/**
+ * Starts the worker; a stop request (SIGINT/SIGTERM) stops it gracefully (a second one leaves at once), and so does
+ * the reader of its output going away (`dotplan worker --json | head`), quietly.
+ */
 async function runUntilStopped(worker: Worker, io: CliIO): Promise<'idle' | 'signal'> {
   let signalled = false;
+  let unsubscribe = () => undefined as void;
   const stopped = new Promise<void>((resolve) => {
-    const onSignal = (name: string) => {
-      if (signalled) process.exit(130);
+    unsubscribe = io.onStop((name) => {
+      if (signalled) return io.exit(130);
       signalled = true;
       io.err(`${name}: stopping; running nodes are released back to ready`);
       resolve();
-    };
-    process.on('SIGINT', () => onSignal('SIGINT')).on('SIGTERM', () => onSignal('SIGTERM'));
+    });
+    const closed = io.outputClosed;
+    if (closed?.aborted) resolve();
+    else closed?.addEventListener('abort', () => resolve(), { once: true });
   });
   worker.start();
-  const how = await Promise.race([worker.idle.then(() => 'idle' as const), stopped.then(() => 'signal' as const)]);
-  await worker.stop();
-  return how;
+  try {
+    const how = await Promise.race([worker.idle.then(() => 'idle' as const), stopped.then(() => 'signal' as const)]);
+    await worker.stop();
+    return how;
+  } finally {
+    unsubscribe();
+  }
 }

@@ -6,6 +6,7 @@ import { parseJsonObject } from '../rows.js';
 import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
 import { insertEvents } from './events.js';
 import { marks, type Queryable } from './executor.js';
+import { pgTouch } from './touch.js';
 
 /**
  * Claiming ready work, atomically, with a lease from the database clock: a node is claimable when
@@ -13,7 +14,7 @@ import { marks, type Queryable } from './executor.js';
  * walks the (status, run_after, id) index, so an idle poll costs the same with 10 plans or 10,000.
  * PostgreSQL: `FOR UPDATE SKIP LOCKED`, one statement with its events, and each claimed node's
  * basis (its dependents as they stand) for the one-statement finish. SQLite: one UPDATE … RETURNING
- * inside the write transaction. Lease tokens are `<row id>.<random>`.
+ * inside the write transaction. Either way the claimed nodes' plans are touched (touch.ts). Lease tokens are `<row id>.<random>`.
  */
 if (!canMoveNode('ready', 'running', 'engine')) throw new Error('the state machine no longer lets the engine claim');
 
@@ -36,8 +37,9 @@ const PG_CLAIM =
   `WITH c AS (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED), ` +
   `u AS (UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = nodes.id || '.' || replace(gen_random_uuid()::text, '-', ''), lease_expires_at = NOW + ?, ` +
   `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${CLAIMED_COLUMNS}, ${BASIS_DEPENDENTS} AS "dependents"), ` +
+  `${pgTouch(`SELECT "planId" FROM u`)}, ` +
   `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'status', 'engine', ?, 'ready', 'running', ?, NOW FROM u ORDER BY "rowId") ` +
-  `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
+  `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode", p.revision AS "planRevision" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
 
 const sqliteClaim = (excluded: number) =>
   `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
@@ -66,6 +68,8 @@ export interface PlanColumns {
   planAttributes: string;
   planStatus: string;
   planMode: string;
+  /** The plan's revision when the claim described the node's dependents. */
+  planRevision: number;
 }
 
 export const claimReason = (owner: string) => `claimed by ${owner}`;
@@ -89,8 +93,10 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
     rows.map((r) => ({ planId: r.planId, node: r.nodeId, kind: 'status', driver: 'engine', actor: options.owner, from: 'ready', to: 'running', reason })),
   );
   const planIds = [...new Set(rows.map((r) => r.planId))];
+  // The claimed nodes' plans, read and touched in one statement.
   const plans = await q.all<PlanColumns & { id: string }>(
-    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode" FROM plans WHERE id IN (${marks(planIds.length)})`,
+    `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(planIds.length)}) ` +
+      `RETURNING id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision"`,
     planIds,
   );
   const byId = new Map(plans.map((p) => [p.id, p]));
@@ -114,12 +120,12 @@ export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
   if (row.label !== null) claimed.label = decodeText(row.label);
   if (row.dependents) {
     const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };
-    claimed.basis = basisOf(row, planState, row.dependents);
+    claimed.basis = basisOf(row, planState, Number(plan.planRevision), row.dependents);
   }
   return claimed;
 }
 
-function basisOf(row: ClaimRow, plan: PlanState, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {
+function basisOf(row: ClaimRow, plan: PlanState, revision: number, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {
   const node: NodeState = {
     id: row.nodeId,
     type: row.type as NodeType,
@@ -131,6 +137,7 @@ function basisOf(row: ClaimRow, plan: PlanState, dependents: NonNullable<ClaimRo
   };
   return {
     plan,
+    revision,
     rowId: Number(row.rowId),
     node,
     dependents: dependents.map((d) => {

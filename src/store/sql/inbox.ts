@@ -2,24 +2,23 @@ import { decodeText } from '../text.js';
 import { parseJsonObject } from '../rows.js';
 import type { WaitingItem } from '../types.js';
 import type { Queryable } from './executor.js';
+import { QUESTION_WAITS, REVIEW_WAITS } from './waits.js';
 
 /**
  * What waits for a person across plans (`dotplan inbox`): nodes waiting for an answer in running or
- * paused plans, and plans waiting for review — each since its last move into waiting, oldest first.
+ * paused plans, and plans waiting for review — each since its move into waiting (`waiting_since`,
+ * the one "since" notices and timeouts count from too), oldest first.
  */
 export async function waitingItems(q: Queryable, planId?: string): Promise<WaitingItem[]> {
   const onePlan = planId !== undefined ? ' AND p.id = ?' : '';
   const params = planId !== undefined ? [planId] : [];
-  const questions = await q.all<{ planId: string; title: string; nodeId: string; attributes: string; since: number | null }>(
-    `SELECT n.plan_id AS "planId", p.title, n.node_id AS "nodeId", n.attributes, ` +
-      `(SELECT MAX(e.at) FROM events e WHERE e.plan_id = n.plan_id AND e.node_id = n.node_id AND e.kind = 'status' AND e.to_status = 'awaiting_input') AS "since" ` +
-      `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE n.status = 'awaiting_input' AND p.status IN ('running', 'paused')${onePlan}`,
+  const questions = await q.all<{ planId: string; title: string; nodeId: string; attributes: string; since: number }>(
+    `SELECT n.plan_id AS "planId", p.title, n.node_id AS "nodeId", n.attributes, n.waiting_since AS "since" ` +
+      `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE ${QUESTION_WAITS}${onePlan}`,
     params,
   );
-  const reviews = await q.all<{ planId: string; title: string; since: number | null }>(
-    `SELECT p.id AS "planId", p.title, ` +
-      `(SELECT MAX(e.at) FROM events e WHERE e.plan_id = p.id AND e.node_id IS NULL AND e.kind = 'status' AND e.to_status = 'awaiting_review') AS "since" ` +
-      `FROM plans p WHERE p.status = 'awaiting_review'${onePlan}`,
+  const reviews = await q.all<{ planId: string; title: string; since: number }>(
+    `SELECT p.id AS "planId", p.title, p.waiting_since AS "since" FROM plans p WHERE ${REVIEW_WAITS}${onePlan}`,
     params,
   );
   const items: WaitingItem[] = [
@@ -29,9 +28,9 @@ export async function waitingItems(q: Queryable, planId?: string): Promise<Waiti
       planTitle: decodeText(r.title),
       nodeId: r.nodeId,
       attributes: parseJsonObject(r.attributes),
-      since: new Date(Number(r.since ?? 0)),
+      since: new Date(Number(r.since)),
     })),
-    ...reviews.map((r): WaitingItem => ({ kind: 'review', planId: r.planId, planTitle: decodeText(r.title), since: new Date(Number(r.since ?? 0)) })),
+    ...reviews.map((r): WaitingItem => ({ kind: 'review', planId: r.planId, planTitle: decodeText(r.title), since: new Date(Number(r.since)) })),
   ];
   return items.sort((a, b) => a.since.getTime() - b.since.getTime());
 }

@@ -1,4 +1,5 @@
 import { TERMINAL_NODE_STATUSES } from '../../model/status.js';
+import { NODE_WAITS, PLAN_WAITS, startsWaiting } from '../../model/waiting.js';
 import type { EventInput, Step } from '../../engine/step.js';
 import { DotplanError } from '../../errors/errors.js';
 import { encodeText } from '../text.js';
@@ -34,6 +35,8 @@ export interface NodeWrite {
   claim: boolean;
   clear_lease: boolean;
   finished: boolean;
+  /** The move starts a wait for a person: `waiting_since` is now, the notice and timeout times start afresh. */
+  waits: boolean;
 }
 
 export interface PlanWrite {
@@ -42,6 +45,8 @@ export interface PlanWrite {
   to_status: string;
   set_error: boolean;
   error: string | null;
+  /** The plan starts waiting for its reviewer (as `NodeWrite.waits`). */
+  waits: boolean;
 }
 
 export interface EventWrite {
@@ -63,8 +68,11 @@ export interface WriteSet {
   nodes: NodeWrite[];
   plans: PlanWrite[];
   events: EventWrite[];
-  /** The plan statuses the steps were computed on: the write is refused if one changed meanwhile. */
-  expect: Array<{ plan_id: string; status: string }>;
+  /**
+   * The plan statuses the steps were computed on, and the revision where a step was computed from a
+   * claim's basis: the write is refused if one changed meanwhile.
+   */
+  expect: Array<{ plan_id: string; status: string; revision: number | null }>;
 }
 
 /** Row ids of the nodes the steps change, by plan and node id. */
@@ -74,12 +82,12 @@ export function toWriteSet(
   steps: readonly Step[],
   rowIds: RowIds,
   tokens: ReadonlyMap<number, string> = new Map(),
-  planStatus?: (planId: string) => string,
+  planAsSeen?: (planId: string) => { status: string; revision?: number },
 ): WriteSet {
   const out: WriteSet = { nodes: [], plans: [], events: [], expect: [] };
   for (const step of steps) {
-    const status = planStatus?.(step.planId);
-    if (status !== undefined) out.expect.push({ plan_id: step.planId, status });
+    const seen = planAsSeen?.(step.planId);
+    if (seen !== undefined) out.expect.push({ plan_id: step.planId, status: seen.status, revision: seen.revision ?? null });
     for (const change of step.changes) {
       const id = rowIds(step.planId, change.node);
       if (id === undefined) throw new DotplanError('INTERNAL', `no row for node ${JSON.stringify(change.node)} of plan ${step.planId} in the step`);
@@ -109,11 +117,19 @@ export function toWriteSet(
         claim: change.claim === true,
         clear_lease: change.claim !== true && change.expect.status === 'running' && change.status !== 'running',
         finished: change.status !== change.expect.status && TERMINAL_NODE_STATUSES.has(change.status),
+        waits: startsWaiting(change.expect.status, change.status, NODE_WAITS),
       });
     }
     if (step.planChange) {
       const { from, to, error } = step.planChange;
-      out.plans.push({ plan_id: step.planId, from_status: from, to_status: to, set_error: error !== undefined, error: encodeText(error) });
+      out.plans.push({
+        plan_id: step.planId,
+        from_status: from,
+        to_status: to,
+        set_error: error !== undefined,
+        error: encodeText(error),
+        waits: startsWaiting(from, to, PLAN_WAITS),
+      });
     }
     out.events.push(...toEventWrites(step.events, out.events.length));
   }

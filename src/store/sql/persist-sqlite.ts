@@ -3,11 +3,12 @@ import { claimSqlite, toClaimed, type ClaimRow, type PlanColumns } from './claim
 import { insertEventRows } from './events.js';
 import { named, marks, type Queryable } from './executor.js';
 import { StaleStepError, type NodeWrite, type WriteSet } from './persist-rows.js';
+import { TOUCH_SQLITE } from './touch.js';
 
 /**
  * Writes a step's rows on SQLite, inside the caller's write transaction (BEGIN IMMEDIATE: no other
- * writer can interleave, so a failed guard means a bug, and throws). Then claims up to `claim.limit`
- * more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
+ * writer can interleave, so a failed guard means a bug, and throws), the plans' `updated_at` with
+ * them (touch.ts). Then claims up to `claim.limit` more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
  * claimed after, and the plans whose move was written.
  */
 const UPDATE_NODE =
@@ -19,11 +20,16 @@ const UPDATE_NODE =
   `lease_owner = CASE WHEN :claim THEN :owner WHEN :clear_lease THEN NULL ELSE lease_owner END, ` +
   `lease_token = CASE WHEN :claim THEN id || '.' || lower(hex(randomblob(16))) WHEN :clear_lease THEN NULL ELSE lease_token END, ` +
   `lease_expires_at = CASE WHEN :claim THEN NOW + :lease_ms WHEN :clear_lease THEN NULL ELSE lease_expires_at END, ` +
-  `started_at = CASE WHEN :claim THEN NOW ELSE started_at END, finished_at = CASE WHEN :finished THEN NOW ELSE finished_at END, updated_at = NOW ` +
+  `started_at = CASE WHEN :claim THEN NOW ELSE started_at END, finished_at = CASE WHEN :finished THEN NOW ELSE finished_at END, updated_at = NOW, ` +
+  `waiting_since = CASE WHEN :waits THEN NOW ELSE waiting_since END, remind_at = CASE WHEN :waits THEN NULL ELSE remind_at END, ` +
+  `timeout_at = CASE WHEN :waits THEN NULL ELSE timeout_at END ` +
   `WHERE id = :id AND status = :exp_status AND waiting = :exp_waiting AND taken = :exp_taken AND (:exp_token IS NULL OR lease_token = :exp_token) ` +
   `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
 
-const UPDATE_PLAN = `UPDATE plans SET status = :to_status, error = CASE WHEN :set_error THEN :error ELSE error END, updated_at = NOW WHERE id = :plan_id AND status = :from_status RETURNING id`;
+const UPDATE_PLAN =
+  `UPDATE plans SET status = :to_status, error = CASE WHEN :set_error THEN :error ELSE error END, updated_at = NOW, ` +
+  `waiting_since = CASE WHEN :waits THEN NOW ELSE waiting_since END, remind_at = CASE WHEN :waits THEN NULL ELSE remind_at END, ` +
+  `timeout_at = CASE WHEN :waits THEN NULL ELSE timeout_at END WHERE id = :plan_id AND status = :from_status RETURNING id`;
 
 export interface Persisted {
   handed: ClaimedNode[];
@@ -33,10 +39,6 @@ export interface Persisted {
 }
 
 export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions): Promise<Persisted> {
-  for (const { plan_id, status } of writes.expect) {
-    const [row] = await q.all<{ status: string }>(`SELECT status FROM plans WHERE id = ?`, [plan_id]);
-    if (row?.status !== status) throw new StaleStepError();
-  }
   const handedRows: ClaimRow[] = [];
   for (const node of writes.nodes) {
     const { sql, params } = named(UPDATE_NODE, { ...bools(node), owner: claim.owner, lease_ms: claim.leaseMs });
@@ -44,9 +46,14 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     if (!row) throw new StaleStepError();
     if (node.claim) handedRows.push(row);
   }
+  // The plans the steps were computed on: still in that status (a mismatch throws, and the transaction rolls back), and touched.
+  for (const { plan_id, status, revision } of writes.expect) {
+    const [row] = await q.all<{ status: string; revision: number }>(TOUCH_SQLITE, [plan_id]);
+    if (row?.status !== status || (revision !== null && Number(row.revision) !== revision)) throw new StaleStepError();
+  }
   const planMoves = new Set<string>();
   for (const plan of writes.plans) {
-    const { sql, params } = named(UPDATE_PLAN, { ...plan, set_error: plan.set_error ? 1 : 0 });
+    const { sql, params } = named(UPDATE_PLAN, { ...plan, set_error: plan.set_error ? 1 : 0, waits: plan.waits ? 1 : 0 });
     if ((await q.all(sql, params)).length > 0) planMoves.add(plan.plan_id);
   }
   await insertEventRows(
@@ -72,7 +79,7 @@ function bools(node: NodeWrite): Record<string, unknown> {
 async function withPlans(q: Queryable, rows: ClaimRow[]): Promise<ClaimedNode[]> {
   const ids = [...new Set(rows.map((r) => r.planId))];
   const plans = await q.all<PlanColumns & { id: string }>(
-    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode" FROM plans WHERE id IN (${marks(ids.length)})`,
+    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision" FROM plans WHERE id IN (${marks(ids.length)})`,
     ids,
   );
   const byId = new Map(plans.map((p) => [p.id, p]));

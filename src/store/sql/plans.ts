@@ -2,6 +2,7 @@ import { commandLine } from '../../model/command-line.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NodeState, Snapshot } from '../../engine/snapshot.js';
 import type { GraphEdge, GraphNode } from '../../model/types.js';
+import { NODE_WAITS } from '../../model/waiting.js';
 import { encodeText } from '../text.js';
 import type { CreatePlanInput } from '../types.js';
 import { insertEvents } from './events.js';
@@ -25,8 +26,17 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
   const { plan } = snapshot;
   const { graph } = input;
   await q.run(
-    `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW)`,
-    [plan.id, encodeText(input.title), plan.status, plan.mode, input.template ?? null, JSON.stringify(input.params ?? {}), JSON.stringify(graph.attributes)],
+    `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW, ?)`,
+    [
+      plan.id,
+      encodeText(input.title),
+      plan.status,
+      plan.mode,
+      input.template ?? null,
+      JSON.stringify(input.params ?? {}),
+      JSON.stringify(graph.attributes),
+      input.rerunOf?.planId ?? null,
+    ],
   );
   await q.run(`INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, 1, ?, ?, ?, NULL, NOW)`, [
     plan.id,
@@ -45,7 +55,11 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
       driver,
       ...actor,
       reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
-      detail: { revision: 1, author: input.author },
+      detail: {
+        revision: 1,
+        author: input.author,
+        ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
+      },
     },
     {
       planId: plan.id,
@@ -56,6 +70,7 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
       to: plan.status,
       reason: input.template ? `created from template ${input.template}` : 'created',
     },
+    ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
   ]);
   return rows;
 }
@@ -69,9 +84,11 @@ export async function insertNodes(
 ): Promise<Map<string, number>> {
   const rows = new Map<string, number>();
   for (const part of chunk(nodes, 300)) {
-    const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)').join(', ');
+    // A node born waiting for an answer (the LLM may add one) waits from now.
+    const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END)').join(', ');
     const inserted = await q.all<{ id: number; nodeId: string }>(
-      `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at) VALUES ${values} RETURNING id, node_id AS "nodeId"`,
+      `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since) ` +
+        `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
       part.flatMap((node) => nodeValues(planId, node, states.get(node.id)!)),
     );
     for (const row of inserted) rows.set(row.nodeId, Number(row.id));
@@ -102,5 +119,6 @@ function nodeValues(planId: string, node: GraphNode, state: NodeState): unknown[
     encodeText(state.error),
     state.waiting,
     state.taken,
+    state.status === NODE_WAITS ? 1 : 0,
   ];
 }

@@ -36,7 +36,12 @@ export async function writeStructure(q: Queryable, w: StructureWrite): Promise<M
     encodeText(w.updateLog),
     w.parent,
   ]);
-  await q.run(`UPDATE plans SET revision = ?, attributes = ?, updated_at = NOW WHERE id = ?`, [w.number, JSON.stringify(w.attributes), w.planId]);
+  // timeout_at NULL: a review's timeout is worked out again from the new attributes (reviewTimeout may have changed), still from its waiting_since.
+  await q.run(`UPDATE plans SET revision = ?, attributes = ?, updated_at = NOW, timeout_at = NULL WHERE id = ?`, [
+    w.number,
+    JSON.stringify(w.attributes),
+    w.planId,
+  ]);
   for (const part of chunk(w.deletes)) await q.run(`DELETE FROM nodes WHERE plan_id = ? AND node_id IN (${marks(part.length)})`, [w.planId, ...part]);
   const inserted = new Set(w.inserts.map((n) => n.id));
   const rows = await insertNodes(

@@ -1,9 +1,15 @@
 import type { PlanFacts } from '../../engine/plan-steps.js';
+import { decodeText } from '../text.js';
 import type { Queryable } from './executor.js';
+
+/** Failed nodes read for a plan's error: the first ones named, one more to know whether others follow. */
+const FAILURES_READ = 4;
 
 /**
  * What settling a plan needs to know, read after the write that may have finished it: of several
- * writers finishing a plan's last nodes at once, the one committing last sees every result.
+ * writers finishing a plan's last nodes at once, the one committing last sees every result. When
+ * nothing is active and nodes failed (the plan is about to fail), the first ones to fail too, for
+ * the plan's error — a second read on that path only.
  */
 export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts> {
   const [row] = await q.all<{ active: boolean | number; failed: boolean | number }>(
@@ -11,5 +17,16 @@ export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts
       `EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status = 'failed') AS "failed"`,
     [planId, planId],
   );
-  return { active: row?.active === true || row?.active === 1, failed: row?.failed === true || row?.failed === 1 };
+  const facts: PlanFacts = { active: row?.active === true || row?.active === 1, failed: row?.failed === true || row?.failed === 1 };
+  if (facts.active || !facts.failed) return facts;
+  const [count] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM nodes WHERE plan_id = ? AND status = 'failed'`, [planId]);
+  const first = await q.all<{ node: string; error: string | null }>(
+    `SELECT node_id AS "node", error FROM nodes WHERE plan_id = ? AND status = 'failed' ORDER BY COALESCE(finished_at, 0), id LIMIT ${FAILURES_READ}`,
+    [planId],
+  );
+  facts.failures = {
+    count: Number(count?.n ?? first.length),
+    first: first.map((f) => (f.error === null ? { node: f.node } : { node: f.node, error: decodeText(f.error) })),
+  };
+  return facts;
 }

@@ -1,0 +1,56 @@
+import type { Config } from '../config/defaults.js';
+import { dotLimits } from '../config/dot-limits.js';
+import { readDot, writeDot } from '../dot/index.js';
+import type { PlanGraph } from '../model/types.js';
+import { renderSvg } from '../render/index.js';
+import { collectReport, type ReportSource } from '../report/collect.js';
+import { reportHtml } from '../report/html.js';
+import { reportMarkdown } from '../report/markdown.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { validateDot, validateGraph, type ValidationResult } from '../validate/index.js';
+
+/**
+ * What a plan looks like to a person — the validator's verdict on a DOT text, the plan drawn, the run
+ * report — as `Dotplan`'s `validate`, `render` and `report` give them and the CLI's `validate`,
+ * `render` and `plan report` print them. Checking and drawing a text need no database: the CLI calls
+ * these functions for a file without opening one.
+ */
+
+/** What reading a DOT text needs: the tools a plan may call, the DOT size limits. */
+export interface TextDeps {
+  tools: ToolCatalogue;
+  config: Pick<Config, 'limits'>;
+}
+
+/** `render`'s formats: SVG with the nodes coloured by status, or the normalised DOT text. */
+export type RenderFormat = 'svg' | 'dot';
+/** `report`'s formats: GitHub-flavoured Markdown, one self-contained HTML page, or JSON. */
+export type ReportFormat = 'md' | 'html' | 'json';
+
+/** Reads and validates a DOT text as every entry point does; `source` names it in the diagnostics. */
+export function validatePlan(deps: TextDeps, dot: string, source = '<dot>'): ValidationResult {
+  return validateDot(dot, { tools: deps.tools, source, ...dotLimits(deps.config) });
+}
+
+/** A DOT text drawn (or printed normalised), statuses by their canonical names; a text that does not read throws its `ValidationError`. */
+export async function renderText(deps: TextDeps, dot: string, source = '<dot>', format: RenderFormat = 'svg'): Promise<string> {
+  const read = readDot(dot, { source, ...dotLimits(deps.config) });
+  // Statuses are shown by their canonical names (the seed's Chinese aliases are accepted on input).
+  return renderGraph(validateGraph(read, { tools: deps.tools }).graph ?? read, format);
+}
+
+export function renderGraph(graph: PlanGraph, format: RenderFormat = 'svg'): Promise<string> {
+  return format === 'dot' ? Promise.resolve(writeDot(graph)) : renderSvg(graph);
+}
+
+/** The run report of a plan, for a person who was not there. */
+export async function reportPlan(
+  source: ReportSource & { liveGraph(planId: string): Promise<PlanGraph> },
+  planId: string,
+  format: ReportFormat = 'md',
+): Promise<string> {
+  const report = await collectReport(source, planId);
+  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  if (format === 'html') return reportHtml(report, await source.liveGraph(planId));
+  return reportMarkdown(report);
+}
