@@ -4,6 +4,7 @@ import type { EventKind, PlanStatus } from '../model/types.js';
 import { insertEvents, listEvents } from './sql/events.js';
 import type { Db } from './sql/executor.js';
 import type { EventFeed, EventRecord, Following, WakeEvent } from './types.js';
+import { isDatabaseUnreachable, reconnectDelay } from './unreachable.js';
 import type { Wakes } from './wake.js';
 
 /** How often a follower reads anyway, in case a wake-up was missed. */
@@ -38,20 +39,34 @@ export class SqlEventFeed implements EventFeed {
     let stopped = false;
     let wake: (() => void) | undefined;
     const unsubscribe = this.onWake(() => wake?.());
+    // Until the delay is up, a wake-up (a commit, the database back) or `stop()`.
+    const waitFor = (ms: number) =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, ms).unref();
+      });
     const read = (after: number) => (options.planId !== undefined ? this.list(options.planId, { after }) : this.listAll({ after }));
     const ended = (async () => {
       let after = options.after ?? 0;
+      let failures = 0;
       try {
         for (;;) {
-          for (const event of await read(after)) {
+          let events: EventRecord[];
+          try {
+            events = await read(after);
+            failures = 0;
+          } catch (error) {
+            // An unreachable database: read again from the same place after a backoff (nothing is missed); stopped, give up.
+            if (!isDatabaseUnreachable(error) || stopped) throw error;
+            await waitFor(reconnectDelay(++failures));
+            continue;
+          }
+          for (const event of events) {
             after = event.id;
             if (await onEvent(event)) return event;
           }
           if (stopped) return undefined;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, SAFETY_POLL_MS).unref();
-          });
+          await waitFor(SAFETY_POLL_MS);
         }
       } finally {
         unsubscribe();

@@ -342,7 +342,10 @@ export interface EventFeed {
   lastId(): Promise<number>;
   /** Records events that are not moves (notices). */
   append(events: readonly EventInput[]): Promise<void>;
-  /** Calls `onEvent` for each event committed after `after` (one plan's or all), in order; returning true ends it. */
+  /**
+   * Calls `onEvent` for each event committed after `after` (one plan's or all), in order; returning true ends it.
+   * It rides out an unreachable database: it reads again, from where it was, until the database is back.
+   */
   follow(options: { planId?: string; after?: number }, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following;
   /** Calls the listener after commits that make work ready, finish nodes or change plans (other processes too). */
   onWake(listener: (event: WakeEvent) => void): () => void;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { WakeEvent } from './types.js';
+import { reconnectDelay } from './unreachable.js';
 
 /** The PostgreSQL channel workers LISTEN on. */
 export const WAKE_CHANNEL = 'dotplan_wake';
@@ -19,7 +20,8 @@ export interface WakeSource {
 /**
  * Wake-ups after commits: delivered in-process at once (an EventEmitter); on PostgreSQL also
  * NOTIFYed inside the committing statement, so that workers in other processes and on other
- * machines wake too; on SQLite other processes' commits are noticed within SQLITE_WATCH_MS by
+ * machines wake too (a lost LISTEN connection is made again with backoff, and its return is a
+ * wake-up of its own: notifications sent meanwhile were missed); on SQLite other processes' commits are noticed within SQLITE_WATCH_MS by
  * watching the file's data_version. Both start with the first subscription only.
  */
 export class Wakes {
@@ -29,6 +31,8 @@ export class Wakes {
   #watch: NodeJS.Timeout | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
+  /** Failed LISTEN connections in a row (for the backoff); -1 before the first LISTEN. */
+  #failures = -1;
 
   constructor(private readonly source: WakeSource = {}) {
     this.#emitter.setMaxListeners(0);
@@ -100,9 +104,10 @@ export class Wakes {
       if (this.#closed || this.#listener !== client) return;
       this.#listener = undefined;
       client.end().catch(() => undefined);
+      this.#failures = Math.max(1, this.#failures + 1);
       this.#retry = setTimeout(() => {
         if (!this.#closed && this.#emitter.listenerCount('wake') > 0) this.#listen(url);
-      }, 1000);
+      }, reconnectDelay(this.#failures));
       this.#retry.unref();
     };
     client.on('error', reconnect);
@@ -120,7 +125,12 @@ export class Wakes {
     this.listening = client
       .connect()
       .then(() => client.query(`LISTEN ${WAKE_CHANNEL}`))
-      .then(() => undefined)
+      .then(() => {
+        // LISTENing again after a lost connection: what was NOTIFYed meanwhile was missed, so listeners look again.
+        const again = this.#failures >= 0;
+        this.#failures = 0;
+        if (again && !this.#closed) this.#emitter.emit('wake', { reason: 'external' } satisfies WakeEvent);
+      })
       .catch(() => reconnect());
     // The LISTEN connection must not keep a process alive on its own.
     void this.listening.then(() => (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.());

@@ -9,6 +9,7 @@ import { loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type Loade
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
+import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './plan-store.js';
 import type { PlannedStep, StepWriter, Written } from './step-writer.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
@@ -50,7 +51,8 @@ export class SqlWorkQueue implements WorkQueue {
     try {
       return (await this.finishFromBasis(reports, options)) ?? (await this.finishLocked(reports, options));
     } catch (error) {
-      if (error instanceof ConflictError || isRetryableDbError(error)) throw error;
+      // An unreachable database is no reason to fail the attempts: the caller writes them again later.
+      if (error instanceof ConflictError || isRetryableDbError(error) || isDatabaseUnreachable(error)) throw error;
       return this.#finishOneByOne(reports, options, error);
     }
   }
@@ -229,6 +231,7 @@ export class SqlWorkQueue implements WorkQueue {
       try {
         outcome = reports.length > 1 ? await this.finishLocked([report], options) : await this.#failStorage(report, options, cause);
       } catch (error) {
+        if (isDatabaseUnreachable(error)) throw error;
         outcome = error instanceof ConflictError ? { results: [error], claimed: [] } : await this.#failStorage(report, options, error);
       }
       results.push(outcome.results[0]!);

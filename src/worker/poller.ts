@@ -12,7 +12,12 @@ export interface PollerOptions {
   cron: string;
   /** One round of work. `true`: there may be more right now, run again without waiting. */
   tick: () => Promise<boolean>;
-  onError: (error: unknown) => void;
+  /**
+   * A round failed (the `failures`-th in a row). A number: run the round again after that many ms,
+   * and not sooner — wakes meanwhile wait for it (a database that cannot be reached is tried with
+   * backoff, not in a loop); undefined: at the next wake or cron firing.
+   */
+  onError: (error: unknown, failures: number) => number | void;
 }
 
 export class Poller {
@@ -20,6 +25,7 @@ export class Poller {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private stopping = false;
+  private cancelPause: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: PollerOptions) {
@@ -43,18 +49,25 @@ export class Poller {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
+    this.cancelPause?.();
     await this.task.destroy();
     await this.loop;
   }
 
   private async run(): Promise<void> {
+    let failures = 0;
     while (!this.stopping) {
       this.woken = false;
       let more = false;
       try {
         more = await this.options.tick();
+        failures = 0;
       } catch (error) {
-        this.options.onError(error);
+        const retryMs = this.options.onError(error, ++failures);
+        if (typeof retryMs === 'number') {
+          await this.pause(retryMs);
+          continue;
+        }
       }
       if (more || this.woken || this.stopping) continue;
       await new Promise<void>((resolve) => {
@@ -63,6 +76,18 @@ export class Poller {
       });
       this.wakeUp = undefined;
     }
+  }
+
+  /** Waits `ms`; only `stop()` cuts it short. */
+  private async pause(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      this.cancelPause = resolve;
+      if (this.stopping) resolve();
+    });
+    clearTimeout(timer);
+    this.cancelPause = undefined;
   }
 }
 

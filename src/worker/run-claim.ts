@@ -6,6 +6,7 @@ import { checkOutput, VERIFICATION_FAILED, verifyMode, type Judge, type Judgemen
 import { resolveReferences } from '../execute/resolve-input.js';
 import { findReferences } from '../model/references.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
+import { isDatabaseUnreachable } from '../store/unreachable.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ToolLog } from './tool-logs.js';
 
@@ -32,6 +33,16 @@ export interface RunClaimDeps {
  * function and multiFunction nodes run their tools under the node's timeout.
  */
 export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: RunClaimDeps): Promise<AttemptResult> {
+  try {
+    return await run(claim, signal, deps);
+  } catch (error) {
+    // The upstream outputs could not be read (the database is away): nothing ran, the node goes back to ready uncounted.
+    if (error instanceof UpstreamUnreachable) return { kind: 'released' };
+    throw error;
+  }
+}
+
+async function run(claim: ClaimedNode, signal: AbortSignal, deps: RunClaimDeps): Promise<AttemptResult> {
   if (claim.type === 'confirm') return askQuestion(claim, deps.plans);
   if (claim.type !== 'function' && claim.type !== 'multiFunction') {
     return { kind: 'failed', error: `node type ${claim.type} cannot run on this worker`, retryable: false };
@@ -62,6 +73,7 @@ export async function runClaim(claim: ClaimedNode, signal: AbortSignal, deps: Ru
     if (!judgement.ok) return { kind: 'failed', error: `${VERIFICATION_FAILED}: ${judgement.reasoning}`, retryable: false, ...ran };
     return { kind: 'done', output, ...ran };
   } catch (error) {
+    if (error instanceof UpstreamUnreachable) throw error;
     if (signal.aborted && signal.reason instanceof AttemptAborted) return { kind: 'released' };
     const toolError = error instanceof ToolError ? error : new ToolError(String(error), { cause: error });
     return { kind: 'failed', error: toolError.message, retryable: toolError.retryable, ...ran };
@@ -101,6 +113,7 @@ async function fetchReferencedNodes(
     for (const ref of findReferences(text)) if (ref.kind === 'nodes') ids.add(ref.node);
   }
   const found = new Map<string, { output?: string; answer?: string; status: string }>();
+  if (ids.size === 0) return found;
   await Promise.all(
     [...ids].map(async (id) => {
       const node = await plans.node(claim.planId, id);
@@ -110,6 +123,15 @@ async function fetchReferencedNodes(
         ...(node.answer !== undefined ? { answer: node.answer } : {}),
       });
     }),
-  );
+  ).catch((error: unknown) => {
+    throw isDatabaseUnreachable(error) ? new UpstreamUnreachable(error) : error;
+  });
   return found;
+}
+
+/** The database could not be reached to read a node's upstream outputs. */
+class UpstreamUnreachable extends Error {
+  constructor(cause: unknown) {
+    super(`the upstream outputs could not be read: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
 }

@@ -7,6 +7,8 @@ import type { ClaimedNode, FinishOptions, Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { Judge } from '../execute/verify.js';
 import type { Planner } from '../llm/planner.js';
+import { reconnectDelay } from '../store/unreachable.js';
+import { DatabaseHealth } from './db-health.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { LlmSlot } from './llm-slot.js';
 import { Attention, type Notice } from './attention.js';
@@ -53,8 +55,16 @@ export interface QuestionAsked {
 
 /** Events a worker emits for its host (CLI progress, notices, tests). */
 export interface WorkerEventMap {
-  /** Something went wrong around the work (a lost database connection, a write that failed); the worker goes on. */
+  /** Something went wrong around the work (a write that failed, a tool log not recorded); the worker goes on. */
   'worker:error': [error: unknown];
+  /**
+   * The database cannot be reached (stopped, restarting, network cut): emitted once when the worker
+   * first finds it so. The worker goes on: it tries again with backoff, keeps the results that
+   * finish meanwhile and writes them when the database is back.
+   */
+  'database:lost': [error: unknown];
+  /** The database answers again after `database:lost`; `downMs`: since the worker found it gone. */
+  'database:back': [downMs: number];
   /** Nothing was ready, running or due for retry at its last look. */
   'worker:idle': [];
   /** A confirm node of this worker's now waits for a person's answer. */
@@ -102,6 +112,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepAt = 0;
   private readonly toolLogs: ToolLogs;
+  private readonly health: DatabaseHealth;
+  /** A renewal failed: leases are renewed before any expiry is looked for (so that this worker's own are not taken for expired). */
+  private renewDue = false;
   /** With `untilIdle`: resolves when the worker found nothing left to do and stopped. */
   readonly idle: Promise<void>;
 
@@ -109,13 +122,22 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   constructor(private readonly options: WorkerOptions) {
     super();
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.health = new DatabaseHealth({ lost: (error) => this.emit('database:lost', error), back: (downMs) => this.emit('database:back', downMs) });
     this.finisher = new FinishBatcher(options.store.queue, {
       options: () => this.finishOptions(),
       launch: (claimed, reserved) => this.launchClaimed(claimed, reserved),
+      unreachable: (error) => this.health.failed(error),
+      reached: () => this.health.reached(),
+      retryDelay: reconnectDelay,
     });
-    this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
+    this.poller = new Poller({
+      cron: options.poll,
+      tick: () => this.tick(),
+      // A round that could not reach the database is run again after a backoff (it reconnects then).
+      onError: (error, failures) => (this.health.failed(error) ? reconnectDelay(failures) : void this.emit('worker:error', error)),
+    });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
-    this.toolLogs = new ToolLogs({ events: options.store.events, owner: this.owner, sink: options.log, onError: (e) => this.emit('worker:error', e) });
+    this.toolLogs = new ToolLogs({ events: options.store.events, owner: this.owner, sink: options.log, onError: (e) => this.report(e) });
     this.attention = new Attention(options.store, {
       remindEveryMs: options.remindEveryMs ?? 3_600_000,
       send: (notice) => this.emit('notice', notice),
@@ -126,7 +148,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         owner: this.owner,
         leaseMs: options.leaseMs,
         onEnd: () => this.poller.wake(),
-        onError: (error) => this.emit('worker:error', error),
+        onError: (error) => this.report(error),
       });
     }
   }
@@ -142,6 +164,11 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     this.poller.start();
     return this;
+  }
+
+  /** An error around the work: an unreachable database is noted once (`database:lost`), anything else is a `worker:error`. */
+  private report(error: unknown): void {
+    if (!this.health.failed(error)) this.emit('worker:error', error);
   }
 
   /** Cuts the wait for the next poll short. */
@@ -179,7 +206,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     if (this.stopped) return false;
     const { store, leaseMs } = this.options;
     const now = Date.now();
-    if (now - this.lastExpiry >= Math.min(leaseMs, EXPIRY_CHECK_MS)) {
+    // After an outage this worker's own leases may have run out while it could not renew them: its
+    // results are written and its leases renewed first, so that it does not take its own nodes for expired.
+    if (this.renewDue) await this.renewLeases();
+    if (now - this.lastExpiry >= Math.min(leaseMs, EXPIRY_CHECK_MS) && !this.finisher.stalled && !this.renewDue) {
       this.lastExpiry = now;
       await store.queue.expire({ retryDefaults: this.options.retryDefaults });
     }
@@ -201,6 +231,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       return false;
     }
     const claims = await store.queue.claim({ owner: this.owner, limit: free, leaseMs });
+    this.health.reached();
     for (const claim of claims) this.launch(claim);
     if (this.llm && (await this.llm.claim())) return true;
     this.backlog = claims.length === free;
@@ -275,29 +306,33 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         if (this.backlog) this.poller.wake();
         const outcome = await written;
         if (outcome instanceof Error) {
-          if (!controller.signal.aborted) this.emit('worker:error', outcome);
+          if (!controller.signal.aborted) this.report(outcome);
         } else if (result.kind === 'asked') this.emit('question:asked', asked(claim, result));
         // Look again so that idleness, or a retry due later, is noticed.
         if (this.quiet()) this.poller.wake();
       } catch (error) {
-        this.emit('worker:error', error);
+        this.report(error);
       } finally {
         if (this.inflight.delete(claim.token)) this.poller.wake();
       }
     })();
   }
 
+  /** Renews the leases of the nodes it runs and of those whose results wait to be written. */
   private async renewLeases(): Promise<void> {
-    await this.llm?.renew().catch((error: unknown) => this.emit('worker:error', error));
-    if (this.inflight.size === 0) return;
-    const tokens = [...this.inflight.keys()];
+    await this.llm?.renew().catch((error: unknown) => this.report(error));
+    const tokens = [...this.inflight.keys(), ...this.finisher.tokens];
+    if (tokens.length === 0) return void (this.renewDue = false);
     try {
       const renewed = new Set(await this.options.store.queue.renew(this.owner, tokens, this.options.leaseMs));
+      this.renewDue = false;
+      this.health.reached();
       for (const token of tokens) {
         if (!renewed.has(token)) this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'));
       }
     } catch (error) {
-      this.emit('worker:error', error);
+      this.renewDue = this.health.failed(error);
+      if (!this.renewDue) this.emit('worker:error', error);
     }
   }
 

@@ -25,16 +25,21 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       assertNotifiersReady(targets); // before the database is opened: nothing is created for a worker that cannot start
       const dotplan = await ctx.dotplan({ create: true });
       const worker = dotplan.worker({ untilIdle: opts.untilIdle === true });
-      worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
+      worker.on('worker:error', (error) => ctx.io.err(`worker: ${message(error)}`));
+      // One line per change of the database's reachability; meanwhile the worker retries with backoff.
+      worker.on('database:lost', (error) => ctx.io.err(`worker: database unreachable: ${message(error)}, retrying`));
+      worker.on('database:back', (downMs) => ctx.io.err(`worker: database back after ${(downMs / 1000).toFixed(1)} s`));
       const announcer = new Announcer({
         targets,
         ...sendPolicy(ctx.config.notify),
         print: (line) => ctx.io.err(line),
         record: (events) => dotplan.events.append(events),
       });
-      worker.on('notice', (notice) => void announcer.announce(notice));
+      worker.on('notice', (notice) => void announcer.announce(notice).catch((error: unknown) => ctx.io.err(`notify: ${message(error)}`)));
       const printer = new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json);
       const progress = opts.quiet ? undefined : dotplan.events.follow({ after: await dotplan.events.lastId() }, (event) => printer.print(event));
+      // The feed rides out an unreachable database; should it end on another error, the worker goes on without progress lines.
+      progress?.ended.catch((error: unknown) => ctx.io.err(`worker: progress lines stopped: ${message(error)}`));
       const { concurrency, poll } = ctx.config.worker;
       if (!opts.json && !opts.quiet)
         ctx.io.err(`worker ${worker.owner} on ${dotplan.backend}: concurrency ${concurrency}, poll "${poll}"${opts.untilIdle ? ', until idle' : ''}`);
@@ -46,8 +51,17 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
       const how = await runUntilStopped(worker, ctx.io);
       // Notices in flight get a while to finish their retries: longer when idle than when told to stop.
       await announcer.drain(how === 'idle' ? 30_000 : 1_000);
-      await progress?.stop();
+      await progress?.stop().catch(() => undefined);
     });
+}
+
+/** An error's message; a connection error may carry only its code, or its causes (AggregateError). */
+function message(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message) return error.message;
+  const first = (error as { errors?: unknown[] }).errors?.[0];
+  const code = (error as { code?: unknown }).code;
+  return first !== undefined ? message(first) : typeof code === 'string' ? code : error.name;
 }
 
 /**
