@@ -12,22 +12,19 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPI
  * the server (`P1001`), timed out (`P1002`), closed the connection (`P1017`).
  */
 const SERVER_CODES = /^(08[0-9A-Z]{3}|57P0[123]|P1001|P1002|P1017)$/;
+/** Prisma's driver-adapter error kinds for the same (its client reports them as P1001, P1017). */
+const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
 /** What node-postgres says, without a code, when a connection ends under it. */
 const MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect/i;
 
 /** Whether the error (or one it wraps) says the database cannot be reached right now. */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;
-  const { code, originalCode, message, cause, errors } = error as {
-    code?: unknown;
-    originalCode?: unknown;
-    message?: unknown;
-    cause?: unknown;
-    errors?: unknown;
-  };
+  const { code, originalCode, kind, message, cause, errors } = error as Record<string, unknown>;
   for (const value of [code, originalCode]) {
     if (typeof value === 'string' && (SOCKET_CODES.has(value) || SERVER_CODES.test(value))) return true;
   }
+  if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
   if (typeof message === 'string' && MESSAGES.test(message)) return true;
   if (Array.isArray(errors) && errors.some((e) => isDatabaseUnreachable(e, depth + 1))) return true;
   return isDatabaseUnreachable(cause, depth + 1);

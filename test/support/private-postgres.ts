@@ -20,7 +20,7 @@ export interface PrivatePostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication). */
   readonly url: string;
   readonly port: number;
-  /** Starts the server and resolves once it accepts connections. */
+  /** Starts the server (unless it runs) and resolves once it accepts connections. */
   start(): Promise<void>;
   /** Stops the server (`fast`: connections are cut, running transactions rolled back; `immediate`: no clean shutdown). */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
@@ -51,12 +51,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, binary), ...args], { cwd: dir }) : run(join(PG_BIN, binary), args, { cwd: dir });
   await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  // Durable as a real server: an immediate stop must not forget a commit it acknowledged (no synchronous_commit=off).
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`;
   let running = false;
   const server: PrivatePostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     async start() {
+      if (running) return;
       await pg('pg_ctl', ['-D', data, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
       running = true;
     },

@@ -25,6 +25,7 @@ describe('isDatabaseUnreachable', () => {
     ['Prisma cannot reach the server (P1001)', Object.assign(new Error("Can't reach database server"), { code: 'P1001' })],
     ['a wrapped cause', new Error('cannot read', { cause: refused })],
     ['an AggregateError of refusals', Object.assign(new AggregateError([refused, refused], ''), { code: 'ECONNREFUSED' })],
+    ['a driver adapter error: not reachable', Object.assign(new Error('adapter'), { cause: { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 } })],
     ['a driver adapter error', Object.assign(new Error('adapter'), { cause: { kind: 'postgres', originalCode: '57P01' } })],
   ])('%s is unreachable', (_, error) => {
     expect(isDatabaseUnreachable(error)).toBe(true);
