@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors/errors.js';
 import { httpTool, isHostAllowed } from '../../src/tools/builtin/http.js';
+import { PrivateAddressError, sendRequest } from '../../src/tools/builtin/http-request.js';
 import { toolContext } from './context.js';
 
 let server: Server;
@@ -39,6 +41,9 @@ beforeAll(async () => {
       } else if (url.pathname === '/to-file') {
         res.writeHead(302, { location: 'file:///etc/passwd' });
         res.end();
+      } else if (url.pathname === '/gzip') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(JSON.stringify({ zipped: true })));
       } else if (url.pathname === '/hang') {
         // never answers
       }
@@ -131,6 +136,21 @@ describe('http', () => {
     const file = await call({ url: `${base}/to-file` }).catch((e: unknown) => e);
     expect((file as Error).message).toContain('file:///etc/passwd (redirected from');
     expect((file as Error).message).toContain('only http and https URLs are fetched, not file:');
+  });
+
+  it('checks the address again when the connection resolves the name (a name that turned private after the check)', async () => {
+    const request = { method: 'GET', headers: new Headers(), signal: new AbortController().signal };
+    const refused = await sendRequest(new URL(`http://localhost:${port}/json`), { ...request, publicOnly: true }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PrivateAddressError);
+    expect((refused as Error).message).toMatch(/^(127.0.0.1|::1) is a loopback address$/);
+    const allowed = await sendRequest(new URL(`http://localhost:${port}/json`), { ...request, publicOnly: false });
+    expect(allowed.status).toBe(200);
+    expect(JSON.parse(await allowed.text())).toMatchObject({ method: 'GET' });
+  });
+
+  it('decodes a gzip-encoded body', async () => {
+    const result = await call({ url: `${base}/gzip` });
+    expect(result.body).toEqual({ zipped: true });
   });
 
   it('matches allow-list entries by host, host:port, wildcard and *', () => {

@@ -14,7 +14,7 @@ export interface HttpAccess {
 /** Where users change the allow-list, named in the refusal. */
 const ALLOW_KEYS = '"http.allowHosts" in dotplan.config.json, or DOTPLAN_HTTP_ALLOW';
 /** Where users allow private addresses, named in the refusal. */
-const PRIVATE_KEYS = '"http.allowPrivate": true in dotplan.config.json, or DOTPLAN_HTTP_ALLOW_PRIVATE=true';
+export const PRIVATE_KEYS = '"http.allowPrivate": true in dotplan.config.json, or DOTPLAN_HTTP_ALLOW_PRIVATE=true';
 
 /**
  * An entry is a host name (`api.example.com`), a host with port (`127.0.0.1:8080`), a wildcard for

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../../errors/errors.js';
 import type { Tool } from '../types.js';
-import { checkUrl, shownUrl, type HttpAccess } from './http-guard.js';
+import { checkUrl, PRIVATE_KEYS, shownUrl, type HttpAccess } from './http-guard.js';
+import { PrivateAddressError, sendRequest, type OneResponse } from './http-request.js';
 
 export { isHostAllowed, type HttpAccess } from './http-guard.js';
 
@@ -27,9 +28,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export const MAX_REDIRECTS = 5;
 
 /**
- * `http`: fetch with an allow-list of hosts. 5xx, 408/429 and network errors are retryable; other
+ * `http`: an HTTP request to an allowed host. 5xx, 408/429 and network errors are retryable; other
  * 4xx and refused hosts are not. Redirects are followed by hand, at most {@link MAX_REDIRECTS}, and
- * every hop is checked as the first URL is (allow-list, private addresses). A hop to another origin
+ * every hop is checked as the first URL is (allow-list, private addresses — when the URL is checked
+ * and again when the connection resolves the name). A hop to another origin
  * (scheme, host or port) carries none of the headers the plan set (Authorization, x-api-key, cookies…)
  * and no body: a 303 (or a 301/302 after a POST) continues as a GET, as browsers do; a 307/308 that
  * would replay a body to another origin is refused.
@@ -59,18 +61,30 @@ export function httpTool(options: HttpAccess): Tool<z.infer<typeof input>, HttpR
       }
       let method = (request.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
       let via = '';
-      let response: Response;
+      let response: OneResponse;
       for (let hop = 0; ; hop++) {
         await checkUrl(url, options, where, via);
         try {
-          response = await fetch(url, { method, headers, body, signal: ctx.signal, redirect: 'manual' });
+          response = await sendRequest(url, {
+            method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+            signal: ctx.signal,
+            publicOnly: options.allowPrivate !== true,
+          });
         } catch (error) {
+          if (error instanceof PrivateAddressError) {
+            // The name resolved to a public address when checked and to this one when connecting.
+            throw new ToolError(`${where}: ${shownUrl(url)}${via}: "${url.hostname}" is ${error.message}; allowed only with ${PRIVATE_KEYS}`, {
+              retryable: false,
+            });
+          }
           const reason = ctx.signal.aborted ? 'aborted' : describeNetworkError(error);
           throw new ToolError(`${where}: ${method} ${shownUrl(url)}${via} failed: ${reason}`, { cause: error });
         }
-        const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
-        if (location === null) break;
-        await response.body?.cancel();
+        const location = REDIRECTS.has(response.status) ? response.headers.location : undefined;
+        if (location === undefined) break;
+        response.discard();
         const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
         const from = `${method} ${shownUrl(url)}${via} was redirected (${response.status})`;
         if (next === undefined) throw new ToolError(`${where}: ${from} to "${shownUrl(location)}", which is not a URL`, { retryable: false });
@@ -96,11 +110,7 @@ export function httpTool(options: HttpAccess): Tool<z.infer<typeof input>, HttpR
         url = next;
       }
       const text = await response.text();
-      const result: HttpResult = {
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
-        body: parseBody(text, response.headers.get('content-type')),
-      };
+      const result: HttpResult = { status: response.status, headers: response.headers, body: parseBody(text, response.headers['content-type'] ?? null) };
       if (response.status >= 400) {
         const retryable = response.status >= 500 || RETRYABLE_STATUSES.has(response.status);
         const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
@@ -124,7 +134,7 @@ function parseBody(text: string, contentType: string | null): unknown {
 }
 
 function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
-  return error instanceof Error ? error.message : String(error);
+  const { code, message } = error as { code?: string; message?: string };
+  if (code && message && !message.includes(code)) return `${code} (${message})`;
+  return message ?? String(error);
 }
