@@ -22,8 +22,11 @@ export const MIN_SECRET_LENGTH = 6;
 const secrets = new Set<string>();
 let pattern: RegExp | undefined;
 
-/** `scheme://user:pass@` or `scheme://token@` at the start of a URL: the credentials part (bounded, so the scan stays linear). */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'<>\\]{1,512}@/gi;
+/**
+ * The credentials of a URL: `scheme://user:pass@`, or a token alone (`https://<16+ characters>@`);
+ * a plain user name (`ssh://git@host`) is no secret. Bounded, so the scan stays linear.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)(?:[^\s/?#@"'<>\\:]{0,256}:[^\s/?#@"'<>\\]{0,256}|[^\s/?#@"'<>\\:]{16,256})@/gi;
 
 /**
  * Registers a secret value (and the forms it may take in text). Returns the value, so a resolver

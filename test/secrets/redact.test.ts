@@ -23,6 +23,8 @@ describe('redact', () => {
       `GET https://${REDACTED}@db.example/x and postgres://${REDACTED}@127.0.0.1:5432/db`,
     );
     expect(redact('mail alice@example.com at https://example.com/a@b')).toBe('mail alice@example.com at https://example.com/a@b');
+    expect(redact('https://ghp_0123456789abcdefghij@github.com/o/r.git')).toBe(`https://${REDACTED}@github.com/o/r.git`);
+    expect(redact('clone ssh://git@github.com/o/r.git')).toBe('clone ssh://git@github.com/o/r.git');
   });
 
   it('does not register values too short to be secrets, and leaves undefined and empty text alone', () => {
