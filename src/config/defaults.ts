@@ -25,6 +25,12 @@ export interface Config {
      * Default: [] (no host). Env `DOTPLAN_HTTP_ALLOW` (comma-separated), flag `--http-allow`.
      */
     allowHosts: string[];
+    /**
+     * Whether the `http` tool may call private, loopback and link-local addresses (10.0.0.0/8,
+     * 127.0.0.1, 169.254.169.254, fc00::/7, ::1, IPv4-mapped forms…), checked after resolving the host
+     * name, on every redirect hop. Default: false. Env `DOTPLAN_HTTP_ALLOW_PRIVATE` (`true`/`false`).
+     */
+    allowPrivate: boolean;
   };
   /** Workers: how often they look for work, how many nodes they run, how long their leases last. */
   worker: {
@@ -111,7 +117,7 @@ export function defaultConfig(): Config {
   return {
     databaseUrl: undefined,
     tools: [],
-    http: { allowHosts: [] },
+    http: { allowHosts: [], allowPrivate: false },
     worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },

@@ -4,6 +4,7 @@ import { DotplanError, UsageError } from '../errors/errors.js';
 import { DEFAULT_CONFIG_FILE, defaultConfig, type Config } from './defaults.js';
 import { DEFAULT_NOTIFY_TIMEOUT_MS } from '../notify/targets.js';
 import { commaList } from '../model/attributes.js';
+import { registerSecret } from '../secrets/redact.js';
 import { fromJson, fromText, SETTINGS, type ConfigFlags, type Env, type Setting } from './settings.js';
 
 export type { ConfigFlags } from './settings.js';
@@ -53,7 +54,7 @@ export async function resolveConfig(options: ResolveConfigOptions = {}): Promise
       throw new UsageError((error as Error).message, { cause: error });
     }
   }
-  config.openai.apiKey = nonEmpty(env[config.openai.apiKeyEnv]);
+  config.openai.apiKey = registerSecret(nonEmpty(env[config.openai.apiKeyEnv]));
   foldWebhookUrl(config);
   return config;
 }

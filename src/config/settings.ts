@@ -41,7 +41,7 @@ export interface ConfigFlags {
   leaseMs?: string | number;
 }
 
-type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers';
+type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean';
 
 /** The environment, for values that name a variable (`env:NAME` in a notifier). */
 export type Env = Record<string, string | undefined>;
@@ -50,6 +50,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'databaseUrl', flagName: '--db', kind: 'text' },
   { key: 'tools', env: 'DOTPLAN_TOOLS', flag: 'tools', flagName: '--tools', kind: 'paths' },
   { key: 'http.allowHosts', env: 'DOTPLAN_HTTP_ALLOW', flag: 'httpAllow', flagName: '--http-allow', kind: 'list' },
+  { key: 'http.allowPrivate', env: 'DOTPLAN_HTTP_ALLOW_PRIVATE', kind: 'boolean' },
   { key: 'worker.poll', env: 'DOTPLAN_POLL', flag: 'poll', flagName: '--poll', kind: 'cron' },
   { key: 'worker.concurrency', env: 'DOTPLAN_CONCURRENCY', flag: 'concurrency', flagName: '--concurrency', kind: 'positiveInt' },
   { key: 'worker.leaseMs', env: 'DOTPLAN_LEASE_MS', flag: 'leaseMs', flagName: '--lease-ms', kind: 'positiveInt' },
@@ -86,6 +87,14 @@ export function fromText(kind: Kind, text: string, baseDir: string, env: Env = {
     case 'list':
     case 'paths':
       return fromJson(kind, commaList(text), baseDir);
+    case 'boolean': {
+      const word = text.trim().toLowerCase();
+      return ['true', '1', 'yes'].includes(word)
+        ? { ok: true, value: true }
+        : ['false', '0', 'no'].includes(word)
+          ? { ok: true, value: false }
+          : { ok: false, reason: describe(kind) };
+    }
     case 'positiveInt':
     case 'count':
       return /^\s*\d+\s*$/.test(text) ? fromJson(kind, Number(text), baseDir) : { ok: false, reason: describe(kind) };
@@ -118,6 +127,8 @@ export function fromJson(kind: Kind, value: unknown, baseDir: string, env: Env =
       return typeof value === 'string' && cron.validate(value) ? { ok: true, value } : bad;
     case 'notifiers':
       return parseNotifiers(value, env);
+    case 'boolean':
+      return typeof value === 'boolean' ? { ok: true, value } : bad;
   }
 }
 
@@ -139,6 +150,8 @@ function describe(kind: Kind): string {
       return 'must be a duration such as 500ms, 30s, 5m, 1h';
     case 'cron':
       return 'must be a cron expression such as "*/30 * * * * *" (seconds field optional)';
+    case 'boolean':
+      return 'must be true or false';
     case 'notifiers':
       return 'must be a list of notifiers such as [{"type": "slack", "url": "https://hooks.slack.com/services/…"}]';
   }

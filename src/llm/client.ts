@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config/defaults.js';
 import { DotplanError, InvalidInputError } from '../errors/errors.js';
 import type { ChatMessage } from './prompt.js';
+import { registerSecret } from '../secrets/redact.js';
 
 /**
  * The engine's one way to the LLM (SPEC §6), on the `openai` package against any OpenAI-compatible
@@ -89,6 +90,7 @@ export function missingEndpoint(settings: Pick<LlmSettings, 'baseURL' | 'apiKey'
 export function createLlmClient(settings: LlmSettings): LlmClient {
   const missing = missingEndpoint(settings);
   if (missing !== undefined) throw new InvalidInputError(missing);
+  registerSecret(settings.apiKey); // redacted wherever stored (src/secrets/redact.ts)
   const baseURL = (settings.baseURL ?? OPENAI_BASE_URL).replace(/\/+$/, '');
   // The package (some 200 modules) is loaded at the first call, not when every command starts.
   let loaded: Promise<{ openai: OpenAI; sdk: OpenAiSdk }> | undefined;

@@ -6,6 +6,7 @@ import { parseDuration } from '../model/duration.js';
 import { buildRequest, readVerdict, type Verdict } from './formats.js';
 import type { Notice } from './notice.js';
 import type { NotifierConfig } from './targets.js';
+import { redact } from '../secrets/redact.js';
 
 /**
  * Sends a notice to notifiers, each on its own: a failing one (an error status, a timeout, a refused
@@ -61,7 +62,13 @@ export async function sendOne(target: NotifierConfig, notice: Notice, policy: Se
   }
 }
 
+/** One request; its error redacted (a receiver may quote the URL or a header, and fetch quotes a URL with credentials). */
 async function attempt(target: NotifierConfig, notice: Notice, delivery: string, stop?: AbortSignal): Promise<{ verdict: Verdict; retryAfterMs?: number }> {
+  const outcome = await attemptOnce(target, notice, delivery, stop);
+  return outcome.verdict.ok ? outcome : { ...outcome, verdict: { ...outcome.verdict, error: redact(outcome.verdict.error) } };
+}
+
+async function attemptOnce(target: NotifierConfig, notice: Notice, delivery: string, stop?: AbortSignal): Promise<{ verdict: Verdict; retryAfterMs?: number }> {
   const request = buildRequest(target, notice, delivery);
   const timeout = AbortSignal.timeout(target.timeoutMs);
   try {

@@ -1,5 +1,6 @@
 import { DotplanError } from '../errors/errors.js';
 import { parseDuration } from '../model/duration.js';
+import { registerSecret, SECRET_NAME } from '../secrets/redact.js';
 
 /**
  * The notifiers a user configures (`notify` in dotplan.config.json, or `DOTPLAN_NOTIFY` as JSON):
@@ -81,7 +82,7 @@ function parseOne(entry: unknown, env: Record<string, string | undefined>): Noti
     if (secret instanceof Error) return secret.message;
     if (secret !== undefined && (typeof secret !== 'string' || secret === ''))
       return '"secret" must be a non-empty string (or "env:NAME" to read it from the environment)';
-    if (typeof secret === 'string') out.secret = secret;
+    if (typeof secret === 'string') out.secret = registerSecret(secret);
   }
   if (entry.headers !== undefined) {
     if (type !== 'webhook') return '"headers" is for "type": "webhook" only';
@@ -91,7 +92,7 @@ function parseOne(entry: unknown, env: Record<string, string | undefined>): Noti
       const text = read(raw, `headers.${header}`);
       if (text instanceof Error) return text.message;
       if (text !== undefined && typeof text !== 'string') return `"headers.${header}" must be a string`;
-      if (typeof text === 'string') out.headers[header] = text;
+      if (typeof text === 'string') out.headers[header] = SECRET_NAME.test(header) ? registerSecret(text) : text;
     }
   }
   if (entry.timeout !== undefined) {
@@ -103,7 +104,7 @@ function parseOne(entry: unknown, env: Record<string, string | undefined>): Noti
   return out;
 }
 
-/** `env:NAME` → the variable's value (or a Missing naming it); anything else as it is. */
+/** `env:NAME` → the variable's value, registered as a secret (or a Missing naming it); anything else as it is. */
 function readSecret(value: unknown, field: string, env: Record<string, string | undefined>): unknown {
   if (typeof value !== 'string' || !value.startsWith('env:')) return value;
   const name = value.slice(4);
@@ -111,7 +112,7 @@ function readSecret(value: unknown, field: string, env: Record<string, string | 
   const text = env[name];
   return text === undefined || text === ''
     ? new Missing(`"${field}" names the environment variable ${name}, which is not set; set it where the worker runs`)
-    : text;
+    : registerSecret(text);
 }
 
 class Missing {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeText, encodeText } from './text.js';
+import { redactValue } from '../secrets/redact.js';
 import { PLAN_WAITS } from '../model/waiting.js';
 import { forUpdate, type Db, type Queryable } from './sql/executor.js';
 
@@ -160,7 +161,8 @@ export class SqlLlmQueue implements LlmQueue {
     return state;
   }
 
-  async record(call: LlmCallInput): Promise<void> {
+  async record(input: LlmCallInput): Promise<void> {
+    const call = redactValue(input); // secrets a remote side echoed (src/secrets/redact.ts)
     await this.db.tx(async (q) => {
       await q.run(
         `INSERT INTO llm_calls (plan_id, node_id, purpose, model, prompt, reply, prompt_tokens, completion_tokens, ms, outcome, diagnostics, at) ` +

@@ -1,5 +1,6 @@
 import { DotplanError } from '../errors/errors.js';
 import { builtinTools } from './builtin/index.js';
+import type { HttpAccess } from './builtin/http-guard.js';
 import { loadUserTools } from './load-user-tools.js';
 import type { Tool, ToolCatalogue } from './types.js';
 
@@ -41,7 +42,7 @@ export class ToolRegistry implements ToolCatalogue {
 export interface RegistryOptions {
   /** User tool modules (paths relative to `cwd` or absolute), loaded in order. */
   userModules?: readonly string[];
-  http?: { allowHosts: readonly string[] };
+  http?: HttpAccess;
   cwd?: string;
 }
 

@@ -37,6 +37,15 @@ describe('resolveConfig', () => {
     expect(config.openai).toMatchObject({ timeoutMs: 60_000, maxRetries: 3 });
   });
 
+  it('reads http.allowPrivate from the file or DOTPLAN_HTTP_ALLOW_PRIVATE, default false', async () => {
+    expect((await resolveConfig({ env: {}, cwd: folder() })).http.allowPrivate).toBe(false);
+    const cwd = folder({ 'dotplan.config.json': JSON.stringify({ http: { allowPrivate: true } }) });
+    expect((await resolveConfig({ env: {}, cwd })).http.allowPrivate).toBe(true);
+    expect((await resolveConfig({ env: { DOTPLAN_HTTP_ALLOW_PRIVATE: 'false' }, cwd })).http.allowPrivate).toBe(false);
+    const bad = await configError(resolveConfig({ env: { DOTPLAN_HTTP_ALLOW_PRIVATE: 'sure' }, cwd: folder() }));
+    expect(bad.message).toBe('DOTPLAN_HTTP_ALLOW_PRIVATE="sure": must be true or false');
+  });
+
   it('layers file < environment < flags', async () => {
     const cwd = folder({
       'dotplan.config.json': JSON.stringify({

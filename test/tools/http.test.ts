@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors/errors.js';
 import { httpTool, isHostAllowed } from '../../src/tools/builtin/http.js';
+import { PrivateAddressError, sendRequest } from '../../src/tools/builtin/http-request.js';
 import { toolContext } from './context.js';
 
 let server: Server;
@@ -27,6 +29,21 @@ beforeAll(async () => {
       } else if (url.pathname === '/broken') {
         res.writeHead(503);
         res.end('try later');
+      } else if (url.pathname === '/loop') {
+        res.writeHead(302, { location: `/loop?n=${Number(url.searchParams.get('n') ?? 0) + 1}` });
+        res.end();
+      } else if (url.pathname === '/see-other') {
+        res.writeHead(303, { location: '/json' });
+        res.end();
+      } else if (url.pathname === '/temporary') {
+        res.writeHead(307, { location: '/json' });
+        res.end();
+      } else if (url.pathname === '/to-file') {
+        res.writeHead(302, { location: 'file:///etc/passwd' });
+        res.end();
+      } else if (url.pathname === '/gzip') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(JSON.stringify({ zipped: true })));
       } else if (url.pathname === '/hang') {
         // never answers
       }
@@ -42,7 +59,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const tool = () => httpTool({ allowHosts: ['127.0.0.1'] });
+const tool = () => httpTool({ allowHosts: ['127.0.0.1'], allowPrivate: true });
 
 async function call(input: unknown, ctx = toolContext()) {
   const t = tool();
@@ -103,6 +120,37 @@ describe('http', () => {
     const start = Date.now();
     await expect(call({ url: `${base}/hang` }, toolContext({ signal: controller.signal }))).rejects.toThrow(/aborted/);
     expect(Date.now() - start).toBeLessThan(2000);
+  });
+
+  it('follows a redirect within one origin with the method, body and headers; a 303 continues as a GET', async () => {
+    const temporary = await call({ url: `${base}/temporary`, body: { q: 1 }, headers: { 'x-api-key': 'k' } });
+    expect(temporary.body).toEqual({ method: 'POST', got: '{"q":1}', type: 'application/json' });
+    const seeOther = await call({ url: `${base}/see-other`, body: { q: 1 } });
+    expect(seeOther.body).toEqual({ method: 'GET', got: '', type: null });
+  });
+
+  it('gives up after 5 redirects, and refuses a redirect to a scheme other than http(s)', async () => {
+    const loop = await call({ url: `${base}/loop` }).catch((e: unknown) => e);
+    expect(loop).toMatchObject({ retryable: false });
+    expect((loop as Error).message).toContain('was redirected (302) more than 5 times (last to');
+    const file = await call({ url: `${base}/to-file` }).catch((e: unknown) => e);
+    expect((file as Error).message).toContain('file:///etc/passwd (redirected from');
+    expect((file as Error).message).toContain('only http and https URLs are fetched, not file:');
+  });
+
+  it('checks the address again when the connection resolves the name (a name that turned private after the check)', async () => {
+    const request = { method: 'GET', headers: new Headers(), signal: new AbortController().signal };
+    const refused = await sendRequest(new URL(`http://localhost:${port}/json`), { ...request, publicOnly: true }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PrivateAddressError);
+    expect((refused as Error).message).toMatch(/^(127.0.0.1|::1) is a loopback address$/);
+    const allowed = await sendRequest(new URL(`http://localhost:${port}/json`), { ...request, publicOnly: false });
+    expect(allowed.status).toBe(200);
+    expect(JSON.parse(await allowed.text())).toMatchObject({ method: 'GET' });
+  });
+
+  it('decodes a gzip-encoded body', async () => {
+    const result = await call({ url: `${base}/gzip` });
+    expect(result.body).toEqual({ zipped: true });
   });
 
   it('matches allow-list entries by host, host:port, wildcard and *', () => {

@@ -3,6 +3,7 @@ import { NODE_WAITS, PLAN_WAITS, startsWaiting } from '../../model/waiting.js';
 import type { EventInput, Step } from '../../engine/step.js';
 import { DotplanError } from '../../errors/errors.js';
 import { encodeText } from '../text.js';
+import { redact, redactValue } from '../../secrets/redact.js';
 
 /**
  * A step as rows to write — the same for both backends. A node row is written only if it still
@@ -104,11 +105,11 @@ export function toWriteSet(
         waiting: change.waiting,
         taken: change.taken,
         set_output: set.output !== undefined,
-        output: encodeText(set.output),
+        output: encodeText(redact(set.output)),
         set_answer: set.answer !== undefined,
         answer: encodeText(set.answer),
         set_error: set.error !== undefined,
-        error: encodeText(set.error),
+        error: encodeText(redact(set.error)),
         attempts: set.attempts ?? null,
         run_after_delay: set.runAfterDelayMs ?? null,
         set_skipped_by: set.skippedBy !== undefined,
@@ -127,7 +128,7 @@ export function toWriteSet(
         from_status: from,
         to_status: to,
         set_error: error !== undefined,
-        error: encodeText(error),
+        error: encodeText(redact(error)),
         waits: startsWaiting(from, to, PLAN_WAITS),
       });
     }
@@ -146,8 +147,8 @@ export function toEventWrites(events: readonly EventInput[], first = 0): EventWr
     actor: event.actor ?? null,
     from_status: event.from ?? '',
     to_status: event.to ?? '',
-    reason: encodeText(event.reason),
-    detail: event.detail !== undefined ? JSON.stringify(event.detail) : null,
+    reason: encodeText(redact(event.reason)),
+    detail: event.detail !== undefined ? JSON.stringify(redactValue(event.detail)) : null,
     plan_move: event.node === undefined && event.kind === 'status',
   }));
 }
