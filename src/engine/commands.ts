@@ -1,8 +1,11 @@
 import { ConflictError, InvalidInputError } from '../errors/errors.js';
 import { commaList } from '../model/attributes.js';
+import { commandLine } from '../model/command-line.js';
+import { plural } from '../model/plural.js';
 import type { NodeStatus } from '../model/types.js';
 import { failNode } from './failure.js';
 import { propagate } from './propagate.js';
+import { STARTED } from './readiness.js';
 import type { Snapshot } from './snapshot.js';
 import { StepBuilder, type Actor, type Step } from './step.js';
 
@@ -102,6 +105,14 @@ function operatorMove(snapshot: Snapshot, id: string, to: NodeStatus, by: Actor,
   }
   const b = new StepBuilder(snapshot);
   const before = b.node(id);
+  // Edges hold for every driver (readiness.ts): a node whose parent runs again waits for it.
+  if (STARTED.has(to) && before.waiting > 0) {
+    const parents = plural(before.waiting, 'node it waits for', 'nodes it waits for');
+    throw new InvalidInputError(
+      `node ${JSON.stringify(id)} of plan ${plan.id} cannot be ${to} yet: ${parents} ${before.waiting === 1 ? 'has' : 'have'} not finished ` +
+        `(an edge means "waits for"). Retry it once ${before.waiting === 1 ? 'it has' : 'they have'} finished; ${commandLine('dotplan', 'plan', 'show', plan.id)} shows ${before.waiting === 1 ? 'it' : 'them'}`,
+    );
+  }
   b.move(id, to, by, reason, to === 'ready' ? { attempts: 0, error: null, runAfterDelayMs: 0 } : { skippedBy: by.driver });
   // Resume after the move, so that the plan does not settle on the node that was just moved.
   if (plan.status === 'failed') b.movePlan('running', by, `resumed by ${by.name ?? 'an operator'}`, null);

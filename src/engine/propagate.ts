@@ -20,7 +20,8 @@ export interface Changed {
  *   status: an engine skip is a conclusion drawn from finished sources, not a decision), and its own
  *   dependents follow in turn; every reopening is done before anything is decided, so that no node
  *   is made ready while a source of it is about to be reopened. An operator's or the LLM's skip is a
- *   decision and stays;
+ *   decision and stays; likewise a `ready` node whose source stops being finished goes back to
+ *   `pending` (held back) until that source has finished again;
  * - then, while workflow readiness applies, a pending node whose sources have all finished becomes
  *   `ready` or `skipped` (readiness.ts), and the skips cascade.
  * Throws NeedsMore when a cascade reaches nodes whose dependents the snapshot does not hold.
@@ -43,6 +44,11 @@ export function propagate(b: StepBuilder, changed: readonly Changed[], candidate
       queue.push({ id, before });
     }
     if (reopen.length > 0) continue; // their dependents' counters first; they stay up for a decision
+    // A node made ready whose parent runs again (retried, reopened) waits for it again: an edge means "waits for".
+    for (const [id, source] of check) {
+      const node = b.node(id);
+      if (node.status === 'ready' && node.waiting > 0) b.move(id, 'pending', ENGINE, heldBack(b, source));
+    }
     if (check.size === 0) return;
     const round = [...check.keys()];
     check.clear();
@@ -58,6 +64,12 @@ export function propagate(b: StepBuilder, changed: readonly Changed[], candidate
       }
     }
   }
+}
+
+/** Why a ready node goes back to pending: the parent that runs again. */
+function heldBack(b: StepBuilder, source: string | undefined): string {
+  if (source === undefined) return 'held back: a node it waits for has not finished';
+  return `held back: its parent ${JSON.stringify(source)} is ${b.node(source).status} again`;
 }
 
 /** Why a node the engine skipped is reopened: what became of the source that changed. */

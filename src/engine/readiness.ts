@@ -1,4 +1,5 @@
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
+import type { NodeStatus } from '../model/types.js';
 import { matchesWhen, parseWhen, whenSubject, type WhenCondition } from '../model/when.js';
 import type { NodeState } from './snapshot.js';
 
@@ -24,6 +25,19 @@ export type Readiness = 'ready' | 'skipped' | 'wait';
 /** Whether a node no longer holds its dependents back. */
 export function isFinished(node: Pick<NodeState, 'status'>): boolean {
   return TERMINAL_NODE_STATUSES.has(node.status);
+}
+
+/**
+ * Statuses in which a node has started: it may run (`ready`) or asks its question (`awaiting_input`).
+ * Edges hold for every driver (SPEC §9): a node enters one of them from `pending` only once every
+ * parent has finished, whoever asks — the engine by its counters; the LLM, a person or an operator
+ * (a revision, `node retry`) is refused, naming the parents it waits for (`unfinishedParents`).
+ */
+export const STARTED: ReadonlySet<NodeStatus> = new Set(['ready', 'awaiting_input']);
+
+/** The parents that hold a node back: those that have not finished. Empty when it may start. */
+export function unfinishedParents<T extends Pick<NodeState, 'status'>>(parents: Iterable<T>): T[] {
+  return [...parents].filter((parent) => !isFinished(parent));
 }
 
 /** A node the engine skipped (no taken edge reached it): its skip cascades, and is undone when that changes. */

@@ -100,7 +100,7 @@ export function decideRevision(
   if (extra.length > 0) return refused(extra);
   const changes = diffPlans(live, next);
   const statuses = new Map([...snapshot.nodes.values()].map((n) => [n.id, n.status]));
-  const problems = located(checkRights(changes, statuses, by.driver), edited);
+  const problems = located(checkRights(changes, statuses, by.driver, next), edited);
   if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, conflicts: problems, diagnostics: [] };
   const write: RevisionWrite = {
     revised: revise(snapshot, live, next, by, revision.number + 1),

@@ -1,22 +1,26 @@
 import { LIVE_ATTRIBUTES } from '../engine/initial-state.js';
+import { STARTED, unfinishedParents } from '../engine/readiness.js';
 import { commandLine } from '../model/command-line.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { normaliseStatus } from '../model/status.js';
-import type { Driver, NodeStatus, PlanStatus } from '../model/types.js';
+import type { Driver, NodeStatus, PlanGraph, PlanStatus } from '../model/types.js';
 import { allowedTargets, canMoveNode } from '../state/node-moves.js';
 import { edgeName, type PlanChange } from './diff.js';
+import { fixedGraphAttribute, fixedNodeAttribute, type FixedAttribute } from './fixed-attributes.js';
 
 /**
  * Who may change what in a running plan (SPEC §9): each change of a revision checked against the
  * driver's rights and the current status of what it touches. A change of a live field is a move
  * asked of the state machine (`status`), or history that nobody rewrites (`toolOutput`, `answer`,
- * `error` of an existing node). Pure: the caller passes the nodes' current statuses.
+ * `error` of an existing node). The plan's limits and governance are not the model's to change
+ * (fixed-attributes.ts), and an edge holds for every driver: no revision starts a node whose
+ * parents have not finished. Pure: the caller passes the nodes' current statuses.
  */
 export type RevisionDriver = Extract<Driver, 'llm' | 'person' | 'operator'>;
 
 /** A change the edit's author may not make (a node that has run, a move the state machine refuses...), named with the fix. */
 export interface RightsProblem {
-  code: 'NODE_RUNNING' | 'NODE_HISTORY' | 'NODE_REMOVE_RUN' | 'EDGE_INTO_STARTED' | 'NOT_ALLOWED' | 'MOVE_REFUSED' | 'STATUS_UNKNOWN';
+  code: 'NODE_RUNNING' | 'NODE_HISTORY' | 'NODE_REMOVE_RUN' | 'EDGE_INTO_STARTED' | 'NOT_ALLOWED' | 'MOVE_REFUSED' | 'STATUS_UNKNOWN' | 'PARENTS_UNFINISHED';
   node?: string;
   edge?: string;
   attribute?: string;
@@ -48,9 +52,6 @@ const REMOVABLE: Readonly<Record<RevisionDriver, readonly NodeStatus[]>> = {
   operator: ['pending', 'ready', 'skipped'],
 };
 
-/** Graph attributes a driver may not change. */
-const FIXED_GRAPH_ATTRIBUTES: Readonly<Record<RevisionDriver, readonly string[]>> = { llm: ['goal', 'mode'], person: ['mode'], operator: ['mode'] };
-
 /**
  * Whether a plan in `status` takes a revision by `driver` at all: a cancelled or rejected plan takes
  * none (`plan rerun` runs it again as a new plan); a completed or failed one only an operator's,
@@ -74,10 +75,15 @@ export function closedTo(plan: { id: string; status: PlanStatus }, driver: Revis
 }
 
 /**
- * Every problem with `changes` (from the current plan to the new one) for `driver`; empty when the
- * driver may make all of them. `statuses`: the current status of each node of the current plan.
+ * Every problem with `changes` (from the current plan to `next`, the new one) for `driver`; empty
+ * when the driver may make all of them. `statuses`: the current status of each node of the current plan.
  */
-export function checkRights(changes: readonly PlanChange[], statuses: ReadonlyMap<string, NodeStatus>, driver: RevisionDriver): RightsProblem[] {
+export function checkRights(
+  changes: readonly PlanChange[],
+  statuses: ReadonlyMap<string, NodeStatus>,
+  driver: RevisionDriver,
+  next: Pick<PlanGraph, 'nodes' | 'edges'>,
+): RightsProblem[] {
   const problems: RightsProblem[] = [];
   const added = new Set(changes.filter((c) => c.kind === 'node-added').map((c) => c.node));
   const targetOpen = (node: string) => added.has(node) || statuses.get(node) === 'pending';
@@ -105,6 +111,10 @@ export function checkRights(changes: readonly PlanChange[], statuses: ReadonlyMa
         }
         for (const key of ['toolOutput', 'answer', 'error'] as const) {
           if (change.attributes[key] !== undefined) problems.push(history(change.node, key, 'a new node has no recorded result'));
+        }
+        for (const attribute of Object.keys(change.attributes)) {
+          const fixed = fixedNodeAttribute(attribute, driver);
+          if (fixed) problems.push(fixedProblem(fixed, attribute, driver, { node: change.node, added: true }));
         }
         break;
       }
@@ -139,16 +149,11 @@ export function checkRights(changes: readonly PlanChange[], statuses: ReadonlyMa
           });
         }
         break;
-      case 'graph-attribute':
-        if (FIXED_GRAPH_ATTRIBUTES[driver].includes(change.attribute)) {
-          problems.push({
-            code: 'NOT_ALLOWED',
-            attribute: change.attribute,
-            message: `graph attribute ${change.attribute}: the ${driver} may not change it`,
-            fix: `keep ${change.attribute}=${JSON.stringify(change.from ?? '')}`,
-          });
-        }
+      case 'graph-attribute': {
+        const fixed = fixedGraphAttribute(change.attribute, driver);
+        if (fixed) problems.push(fixedProblem(fixed, change.attribute, driver, { from: change.from }));
         break;
+      }
       case 'node-cluster':
       case 'cluster-added':
       case 'cluster-removed':
@@ -156,7 +161,71 @@ export function checkRights(changes: readonly PlanChange[], statuses: ReadonlyMa
         break; // how the plan is drawn: anyone
     }
   }
+  problems.push(...startedEarly(changes, statuses, next));
   return problems;
+}
+
+/**
+ * Nodes the revision starts (adds, or moves, as `ready` or `awaiting_input`) while a parent of
+ * theirs, as the revision leaves it, has not finished: an edge means "waits for", whoever writes
+ * the status.
+ */
+function startedEarly(changes: readonly PlanChange[], statuses: ReadonlyMap<string, NodeStatus>, next: Pick<PlanGraph, 'nodes' | 'edges'>): RightsProblem[] {
+  const after = new Map(next.nodes.map((n) => [n.id, normaliseStatus(n.attributes.status ?? 'pending')]));
+  const started = new Set<string>();
+  for (const change of changes) {
+    if (change.kind !== 'node-added' && !(change.kind === 'node-attribute' && change.attribute === 'status')) continue;
+    const status = after.get(change.node);
+    if (status !== undefined && STARTED.has(status) && statuses.get(change.node) !== status) started.add(change.node);
+  }
+  if (started.size === 0) return [];
+  const parents = new Map<string, Array<{ id: string; status: NodeStatus }>>();
+  for (const edge of next.edges) {
+    if (!started.has(edge.to)) continue;
+    const list = parents.get(edge.to) ?? [];
+    if (!list.some((p) => p.id === edge.from)) list.push({ id: edge.from, status: after.get(edge.from) ?? 'pending' });
+    parents.set(edge.to, list);
+  }
+  const problems: RightsProblem[] = [];
+  for (const node of started) {
+    const waiting = unfinishedParents(parents.get(node) ?? []);
+    if (waiting.length === 0) continue;
+    const status = after.get(node)!;
+    const names = waiting.map((p) => `${q(p.id)} (${p.status})`).join(', ');
+    const ids = waiting.map((p) => p.id).join(', ');
+    problems.push({
+      code: 'PARENTS_UNFINISHED',
+      node,
+      attribute: 'status',
+      message: `node ${q(node)} cannot be ${status}: it waits for ${names}, which ${waiting.length === 1 ? 'has' : 'have'} not finished`,
+      fix: `leave it status="pending" and mark it ${status} once ${ids} ${waiting.length === 1 ? 'has' : 'have'} finished (in a workflow plan the engine makes it ready then), or remove the edge${waiting.length === 1 ? '' : 's'} from ${ids}`,
+    });
+  }
+  return problems;
+}
+
+/** A fixed attribute (fixed-attributes.ts) that the revision sets, adds, changes or removes. */
+function fixedProblem(
+  fixed: FixedAttribute,
+  attribute: string,
+  driver: RevisionDriver,
+  where: { node?: string; added?: boolean; from?: string | undefined },
+): RightsProblem {
+  const kind = fixed.kind === 'limit' ? "one of the plan's limits" : fixed.kind === 'governance' ? 'part of how people govern the plan' : "the plan's own";
+  const subject = where.node !== undefined ? `node ${q(where.node)}: ${attribute}` : `graph attribute ${attribute}`;
+  const keep =
+    where.node === undefined
+      ? `leave ${attribute} out of the plan${where.from !== undefined ? ` (it stays ${JSON.stringify(where.from)})` : ''}`
+      : where.added
+        ? `leave ${attribute} out of node ${q(where.node)}${attribute === 'default' || attribute === 'answerTimeout' ? ': the node waits for a person' : ''}`
+        : `keep ${attribute} of node ${q(where.node)} as it is`;
+  return {
+    code: 'NOT_ALLOWED',
+    ...(where.node !== undefined ? { node: where.node } : {}),
+    attribute,
+    message: `${subject} is ${kind} (${fixed.what}): the ${driver} may not set or change it`,
+    fix: driver === 'llm' ? `${keep}; the people who run the plan set it` : keep,
+  };
 }
 
 function attributeProblems(
@@ -209,7 +278,8 @@ function attributeProblems(
       },
     ];
   }
-  return [];
+  const fixed = fixedNodeAttribute(attribute, driver);
+  return fixed ? [fixedProblem(fixed, attribute, driver, { node })] : [];
 }
 
 function history(node: string, attribute: string, why: string): RightsProblem {

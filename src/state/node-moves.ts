@@ -12,6 +12,7 @@ export const NODE_MOVES: MoveTable = {
     ['pending', 'ready'], // workflow mode: dependencies met
     ['pending', 'skipped'], // untaken branch
     ['skipped', 'pending'], // reopened: a source it was skipped for runs again (retried) or was skipped by an operator
+    ['ready', 'pending'], // held back: a source it waits for runs again (retried, reopened) — an edge means "waits for"
     ['ready', 'running'], // claimed by a worker
     ['ready', 'awaiting_input'], // confirm node asks its question
     ['running', 'done'],

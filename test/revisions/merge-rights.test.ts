@@ -16,7 +16,7 @@ describe('rights of a revision (SPEC §9)', () => {
     const edited = graph(
       `a [status=done toolOutput="A"] b [status=ready error="boom"] n [status=pending] c [status=pending toolInput="2"] r [status=running] a -> b -> n -> c`,
     );
-    expect(checkRights(diffPlans(current, edited), statuses(current), 'operator')).toEqual([]);
+    expect(checkRights(diffPlans(current, edited), statuses(current), 'operator', edited)).toEqual([]);
   });
 
   it("refuses a done node's output, a running node's input and removing a node that has run, naming node and attribute", () => {
@@ -25,12 +25,13 @@ describe('rights of a revision (SPEC §9)', () => {
       diffPlans(current, edited).filter((c) => c.kind !== 'edge-removed'),
       statuses(current),
       'operator',
+      edited,
     );
     expect(problems.map((p) => [p.code, p.node, p.attribute])).toEqual([
       ['NODE_RUNNING', 'r', 'toolInput'],
       ['NODE_HISTORY', 'a', 'toolOutput'],
     ]);
-    const removal = checkRights([{ kind: 'node-removed', node: 'a' }], statuses(current), 'operator');
+    const removal = checkRights([{ kind: 'node-removed', node: 'a' }], statuses(current), 'operator', current);
     expect(removal).toMatchObject([{ code: 'NODE_REMOVE_RUN', node: 'a' }]);
   });
 
@@ -38,17 +39,23 @@ describe('rights of a revision (SPEC §9)', () => {
     const edited = graph(
       `a [status=done toolOutput="A"] b [status=ready error="boom" toolInput="x"] c [status=ready toolInput="1"] r [status=running] a -> b -> c`,
     );
-    const problems = checkRights([...diffPlans(current, edited), { kind: 'graph-attribute', attribute: 'goal', from: 'g', to: 'h' }], statuses(current), 'llm');
+    const problems = checkRights(
+      [...diffPlans(current, edited), { kind: 'graph-attribute', attribute: 'goal', from: 'g', to: 'h' }],
+      statuses(current),
+      'llm',
+      edited,
+    );
     expect(problems.map((p) => [p.code, p.node ?? p.attribute])).toEqual([
       ['MOVE_REFUSED', 'b'],
       ['NOT_ALLOWED', 'b'],
       ['NOT_ALLOWED', 'goal'],
+      ['PARENTS_UNFINISHED', 'c'], // c waits for b, which is not finished
     ]);
     expect(problems[0]!.message).toBe('node "b": the llm may not move it from failed to ready');
   });
 
   it('refuses an edge into a node that has started', () => {
-    const problems = checkRights([{ kind: 'edge-added', edge: { from: 'c', to: 'b', nth: 1 }, attributes: {} }], statuses(current), 'operator');
+    const problems = checkRights([{ kind: 'edge-added', edge: { from: 'c', to: 'b', nth: 1 }, attributes: {} }], statuses(current), 'operator', current);
     expect(problems).toMatchObject([{ code: 'EDGE_INTO_STARTED', edge: 'c -> b', node: 'b' }]);
   });
 });
@@ -104,6 +111,7 @@ describe('live fields left out of a revision', () => {
         diffPlans(current, kept).filter((c) => c.kind !== 'node-added'),
         statuses(current),
         'operator',
+        kept,
       ),
     ).toEqual([]);
   });
