@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { writeDot } from '../dot/index.js';
 import { formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
+import { MODEL_FIXED_GRAPH_ATTRIBUTES, MODEL_FIXED_NODE_ATTRIBUTES } from '../revisions/fixed-attributes.js';
 import type { Tool } from '../tools/types.js';
 
 /**
@@ -19,10 +20,22 @@ export interface ChatMessage {
 const PROMPTS = new URL('../../prompts/', import.meta.url);
 const cache = new Map<string, string>();
 
-/** A prompt file of the package's `prompts/` folder. */
+/** The lists a prompt file names by placeholder, from the one place that holds each (the model's fixed attributes). */
+const PLACEHOLDERS: Readonly<Record<string, () => string>> = {
+  fixedGraphAttributes: () => codeList(MODEL_FIXED_GRAPH_ATTRIBUTES.keys()),
+  fixedNodeAttributes: () => codeList(MODEL_FIXED_NODE_ATTRIBUTES.keys()),
+};
+
+const codeList = (names: Iterable<string>): string => [...names].map((name) => `\`${name}\``).join(', ');
+
+/** A prompt file of the package's `prompts/` folder, its `{{placeholders}}` filled in. */
 export function promptFile(name: 'system' | 'answer' | 'verify'): string {
   let text = cache.get(name);
-  if (text === undefined) cache.set(name, (text = readFileSync(new URL(`${name}.md`, PROMPTS), 'utf8')));
+  if (text === undefined) {
+    const raw = readFileSync(new URL(`${name}.md`, PROMPTS), 'utf8');
+    text = raw.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => PLACEHOLDERS[key]?.() ?? whole);
+    cache.set(name, text);
+  }
   return text;
 }
 

@@ -53,7 +53,7 @@ export const DIAGNOSTIC_CODES = {
   EDIT_BASE_INVALID: "an edit's `revision` or `asOfEvent` (what it was made from) is not a number",
   MERGE_CONFLICT: 'an edit changes what changed in the plan since the edit was made',
   HISTORY_RESET:
-    'warning: a new plan given a running, done, failed or cancelled node, or a toolOutput, answer or error (e.g. another plan as plan show wrote it): the node starts pending, the value is left out',
+    'warning: a new plan given a running, done, failed or cancelled node, or a toolOutput, answer or error (e.g. another plan as plan show wrote it), or a node written ready or awaiting_input before its parents finished: the node starts pending, the value is left out',
   PLAN_CLOSED: 'a revision of a cancelled or rejected plan (or, by the LLM or a reviewer, of a plan that has ended): run it again with plan rerun',
 } as const;
 

@@ -9,6 +9,7 @@ import { checkOutput, verifyMode } from '../../src/execute/verify.js';
 import { answerMessages, planMessages, refusalMessages } from '../../src/llm/prompt.js';
 import { nothingToRun, reusedIds } from '../../src/llm/reply-rules.js';
 import type { PlanGraph } from '../../src/model/types.js';
+import { MODEL_FIXED_GRAPH_ATTRIBUTES, MODEL_FIXED_NODE_ATTRIBUTES } from '../../src/revisions/fixed-attributes.js';
 
 const plan = (nodes: Record<string, Record<string, string>>): PlanGraph => ({
   strict: false,
@@ -23,6 +24,13 @@ describe('the prompt', () => {
     { code: 'search', description: 'Searches the web', inputSchema: z.object({ query: z.string() }), run: () => '' },
     { code: 'echo', run: () => '' },
   ];
+
+  it('tells the model every attribute it may not set (the rights list) and that a node is ready only after its parents', () => {
+    const [system] = planMessages({ planId: 'p1', goal: 'Find X', tools, graph: plan({}), resultChars: 100 });
+    for (const name of [...MODEL_FIXED_GRAPH_ATTRIBUTES.keys(), ...MODEL_FIXED_NODE_ATTRIBUTES.keys()]) expect(system!.content).toContain(`\`${name}\``);
+    expect(system!.content).not.toMatch(/\{\{fixed/);
+    expect(system!.content).toMatch(/only when every node it waits for/);
+  });
 
   it('asks for a first plan without *id, with the goal and each tool, its description and its input schema', () => {
     const [system, user] = planMessages({ planId: 'p1', goal: 'Find X', tools, graph: plan({}), resultChars: 100 });

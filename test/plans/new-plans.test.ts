@@ -41,6 +41,32 @@ describe('a new plan starts without history', () => {
     expect(prepared.warnings).toEqual([]);
     expect(prepared.dot).toBe(dot); // the text as written
   });
+
+  it('holds an edge at create: a node written ready or awaiting_input behind an unfinished parent starts pending (behind a skipped one it stays)', async () => {
+    const dot = `digraph early {
+      d [type=function toolCode=echo]
+      e [type=function toolCode=echo status=ready]
+      q [type=confirm question="pay?" status=awaiting_input]
+      s [type=function toolCode=echo status=skipped]
+      t [type=function toolCode=echo status=ready]
+      d -> e
+      d -> q
+      s -> t
+    }`;
+    const prepared = await preparePlan(await createRegistry(), { dot });
+    expect(Object.fromEntries(prepared.graph.nodes.map((n) => [n.id, n.attributes.status]))).toEqual({
+      d: 'pending',
+      e: 'pending',
+      q: 'pending',
+      s: 'skipped',
+      t: 'ready',
+    });
+    expect(prepared.warnings.map((w) => [w.code, w.node, w.attribute, w.line])).toEqual([
+      ['HISTORY_RESET', 'e', 'status', 3],
+      ['HISTORY_RESET', 'q', 'status', 4],
+    ]);
+    expect(prepared.warnings[0]!.message).toContain('"d"');
+  });
 });
 
 describe('the plan plan rerun makes', () => {
