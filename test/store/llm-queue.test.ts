@@ -55,9 +55,8 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     expect(await h.store.llm.renew(lost!, 60_000)).toBe(false);
     await h.store.llm.done(lost!); // too late: changes nothing
     expect(await h.store.llm.due(plan.id)).toBe(1);
-    await h.store.llm.refused(taken);
-    await h.store.llm.release(taken);
-    expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the refusal count survives a takeover
+    expect(await h.store.llm.failed(taken, 0)).toBe(1);
+    expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the failure count survives a takeover
     await h.ops.cancel(plan.id);
   });
 
