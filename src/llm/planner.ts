@@ -26,6 +26,8 @@ interface Exchange {
   messages: ChatMessage[];
   started: number;
   call?: LlmResult<string>;
+  /** Exchanges that failed in a row before this one (reset when a rewrite succeeds and the answer is asked next). */
+  failures: number;
 }
 
 /**
@@ -52,7 +54,7 @@ export class Planner {
   }
 
   async serve(work: LlmWork, signal?: AbortSignal): Promise<void> {
-    const exchange: Exchange = { purpose: 'rewrite', messages: [], started: Date.now() };
+    const exchange: Exchange = { purpose: 'rewrite', messages: [], started: Date.now(), failures: work.attempts };
     try {
       await this.#serve(work, exchange, signal);
     } catch (error) {
@@ -105,8 +107,9 @@ export class Planner {
     const list = problems.map((d) => formatDiagnostic(d, 'reply')).join('; ');
     await this.#count(
       work,
+      exchange,
       limits,
-      `the LLM's plan was refused ${work.attempts + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${list}`,
+      `the LLM's plan was refused ${exchange.failures + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${list}`,
     );
   }
 
@@ -147,16 +150,16 @@ export class Planner {
     }
     const limits = this.#limits((await store.plans.get(work.planId)).attributes);
     const why = call
-      ? `the LLM's reply could not be used ${work.attempts + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${describeError(error)}`
+      ? `the LLM's reply could not be used ${exchange.failures + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${describeError(error)}`
       : `the LLM endpoint kept failing (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${describeError(error)}`;
-    await this.#count(work, limits, why);
+    await this.#count(work, exchange, limits, why);
   }
 
   /** One failed attempt more: the plan fails at its limit (its work ends), else the work backs off before the next call. */
-  async #count(work: LlmWork, limits: ReflectionLimits, why: string): Promise<void> {
-    const attempt = work.attempts + 1;
-    if (attempt >= limits.maxRewriteAttempts) return this.#end(work, 'failed', why);
-    await this.deps.store.llm.failed(work, nextRetryDelay(attempt, this.#retryDelayMs));
+  async #count(work: LlmWork, exchange: Exchange, limits: ReflectionLimits, why: string): Promise<void> {
+    const attempts = exchange.failures + 1;
+    if (attempts >= limits.maxRewriteAttempts) return this.#end(work, 'failed', why);
+    await this.deps.store.llm.failed(work, attempts, nextRetryDelay(attempts, this.#retryDelayMs));
   }
 
   /** A reply's plan as a revision by the LLM; a reply that does not parse is refused with the codec's diagnostics. */
@@ -209,6 +212,8 @@ export class Planner {
     signal?: AbortSignal,
     why?: string,
   ): Promise<void> {
+    // A new exchange: a rewrite that led here succeeded.
+    if (!why) exchange.failures = 0;
     exchange.purpose = 'answer';
     exchange.call = undefined;
     exchange.messages = answerMessages(

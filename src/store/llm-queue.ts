@@ -69,11 +69,11 @@ export interface LlmQueue {
   /** Served: the requests it saw are off the count, the refusals reset, the lease released. */
   done(work: LlmWork): Promise<void>;
   /**
-   * An exchange failed (a refused reply, an endpoint error, anything that went wrong serving it): one
-   * attempt more, counted on the plan (it survives a takeover), the lease released, and no worker
-   * claims the work again for `retryAfterMs`. Returns the attempts now (undefined: the lease was lost).
+   * An exchange failed (a refused reply, an endpoint error, anything that went wrong serving it):
+   * `attempts` failed in a row now, kept on the plan (it survives a takeover), the lease released, and
+   * no worker claims the work again for `retryAfterMs`. False when the lease was lost.
    */
-  failed(work: LlmWork, retryAfterMs: number): Promise<number | undefined>;
+  failed(work: LlmWork, attempts: number, retryAfterMs: number): Promise<boolean>;
   /** Given back unserved, nothing counted (shutdown, or the plan was cancelled or paused): the lease released, the requests stay due. */
   release(work: LlmWork): Promise<void>;
   /** Requests due now (some may have arrived while the work was served). */
@@ -133,13 +133,13 @@ export class SqlLlmQueue implements LlmQueue {
     );
   }
 
-  async failed(work: LlmWork, retryAfterMs: number): Promise<number | undefined> {
-    const [row] = await this.db.all<{ attempts: number }>(
-      `UPDATE plans SET llm_attempts = llm_attempts + 1, llm_not_before = NOW + ?, ` +
-        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ? RETURNING llm_attempts AS "attempts"`,
-      [Math.max(0, Math.round(retryAfterMs)), work.planId, work.token],
+  async failed(work: LlmWork, attempts: number, retryAfterMs: number): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE plans SET llm_attempts = ?, llm_not_before = NOW + ?, ` +
+        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ?`,
+      [attempts, Math.max(0, Math.round(retryAfterMs)), work.planId, work.token],
     );
-    return row ? Number(row.attempts) : undefined;
+    return changed > 0;
   }
 
   async release(work: LlmWork): Promise<void> {
@@ -200,9 +200,8 @@ export class SqlLlmQueue implements LlmQueue {
         ],
       );
       // Capped, never overflowing: a plan over its budget is stopped by the budget, not by a failing write.
-      await q.run(`UPDATE plans SET tokens_used = CASE WHEN tokens_used > ? - ? THEN ? ELSE tokens_used + ? END WHERE id = ?`, [
-        MAX_TOKENS_TOTAL,
-        spent,
+      await q.run(`UPDATE plans SET tokens_used = CASE WHEN tokens_used > ? THEN ? ELSE tokens_used + ? END WHERE id = ?`, [
+        MAX_TOKENS_TOTAL - spent,
         MAX_TOKENS_TOTAL,
         spent,
         call.planId,

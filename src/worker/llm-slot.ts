@@ -43,7 +43,7 @@ export class LlmSlot {
         await this.planner.serve(work, controller.signal);
       } catch (error) {
         if (!controller.signal.aborted) {
-          await this.store.llm.failed(work, UNCOUNTED_FAILURE_DELAY_MS).catch(() => undefined);
+          await this.store.llm.failed(work, work.attempts + 1, UNCOUNTED_FAILURE_DELAY_MS).catch(() => undefined);
           this.options.onError(error);
         }
       } finally {

@@ -55,7 +55,7 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     expect(await h.store.llm.renew(lost!, 60_000)).toBe(false);
     await h.store.llm.done(lost!); // too late: changes nothing
     expect(await h.store.llm.due(plan.id)).toBe(1);
-    expect(await h.store.llm.failed(taken, 0)).toBe(1);
+    expect(await h.store.llm.failed(taken, 1, 0)).toBe(true);
     expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the failure count survives a takeover
     await h.ops.cancel(plan.id);
   });
