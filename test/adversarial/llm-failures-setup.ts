@@ -47,7 +47,7 @@ export async function createGoal(dotplan: Dotplan, goal = 'find the answer'): Pr
 }
 
 /** Runs an --until-idle worker against `server` until nothing is left for it. */
-export async function runUntilIdle(dotplan: Dotplan, server: ScriptedServer, options: { llmSlots?: number } = {}): Promise<void> {
+export async function runUntilIdle(dotplan: Dotplan, server: ScriptedServer): Promise<void> {
   const worker = dotplan.worker({ untilIdle: true, llm: { baseURL: server.url } });
   const errors: unknown[] = [];
   worker.on('worker:error', (error) => errors.push(error));
