@@ -1,6 +1,7 @@
 import * as engine from '../engine/index.js';
 import type { Config } from '../config/defaults.js';
 import { revisionGraph } from '../revisions/revision-graphs.js';
+import { DotplanError } from '../errors/errors.js';
 import { ValidationError, formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { applyRevision } from '../operations/apply-revision.js';
@@ -281,10 +282,11 @@ function unusableReply(error: unknown): Diagnostic {
   };
 }
 
+/** dotplan's own errors by their message; anything else with its kind (`RangeError: Maximum call stack size exceeded`). */
 function describeError(error: unknown): string {
-  if (error instanceof Error)
-    return error.name && error.name !== 'Error' && !error.message.startsWith(error.name) ? `${error.name}: ${error.message}` : error.message;
-  return String(error);
+  if (!(error instanceof Error)) return String(error);
+  if (error instanceof DotplanError || error.name === 'Error' || error.message.startsWith(error.name)) return error.message;
+  return `${error.name}: ${error.message}`;
 }
 
 function conflictDiagnostic(p: ApplyReport['conflicts'][number]): Diagnostic {
