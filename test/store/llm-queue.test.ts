@@ -60,7 +60,7 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     await h.ops.cancel(plan.id);
   });
 
-  it('holds a failed exchange's backoff for every worker, and stops renewing the work of a cancelled plan', async () => {
+  it('holds the backoff of a failed exchange for every worker, and stops renewing the work of a cancelled plan', async () => {
     const plan = await h.ops.create({ dot: reflection, source: 'r.dot' });
     const first = await h.store.llm.claim('w1', 60_000);
     expect(await h.store.llm.failed(first!, 1, 60_000)).toBe(true);
@@ -76,7 +76,7 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     await h.ops.cancel(plan.id);
   });
 
-  it('stores token counts no INTEGER column holds without failing, the plan's total capped', async () => {
+  it('stores token counts no INTEGER column holds without failing, the total of the plan capped', async () => {
     const plan = await h.ops.create({ dot: reflection, source: 'r.dot' });
     const call = { planId: plan.id, purpose: 'rewrite' as const, model: 'm', prompt: '[]', ms: 1e308, outcome: 'ok' as const };
     await h.store.llm.record({ ...call, promptTokens: 1e308, completionTokens: Number.NaN });
