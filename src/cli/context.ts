@@ -14,6 +14,7 @@ export interface GlobalFlags {
   poll?: string;
   concurrency?: string;
   leaseMs?: string;
+  llmSlots?: string;
 }
 
 /** What a command needs, built lazily: resolving config is cheap, opening the store is not. */
@@ -42,6 +43,7 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
       poll: flags.poll,
       concurrency: flags.concurrency,
       leaseMs: flags.leaseMs,
+      llmSlots: flags.llmSlots,
     },
     env: io.env,
     cwd: io.cwd,

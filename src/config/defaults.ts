@@ -44,6 +44,12 @@ export interface Config {
      * Env `DOTPLAN_LEASE_MS`, flag `--lease-ms`.
      */
     leaseMs: number;
+    /**
+     * Reflection plans one worker serves at once (an LLM call each). A hanging endpoint holds a slot for
+     * up to `openai.timeoutMs` × (`openai.maxRetries` + 1) per call, so with one slot one such plan stalls
+     * every other plan's LLM work on that worker. Default: 1. Env `DOTPLAN_LLM_SLOTS`, flag `--llm-slots`.
+     */
+    llmSlots: number;
   };
   /** Node retry policy when neither the node nor the plan's graph attributes set one. */
   retry: {
@@ -96,6 +102,12 @@ export interface Config {
     maxTokens: number;
     /** Characters of each node's output shown to the model. Default: 2000. Env `DOTPLAN_RESULT_CHARS`. */
     resultChars: number;
+    /**
+     * Wait after a failed exchange with the model (an endpoint error, a refused or unusable reply) before
+     * the plan's next call, on any worker; doubles with each failure in a row, with jitter, capped at 10
+     * minutes. Not a graph attribute: the model cannot shorten it. Default: '1s'. Env `DOTPLAN_LLM_RETRY_DELAY`.
+     */
+    retryDelay: string;
   };
   /** How large a DOT input may be (plans, templates, `validate`, `render`); see dot/limits.ts. */
   limits: {
@@ -118,11 +130,11 @@ export function defaultConfig(): Config {
     databaseUrl: undefined,
     tools: [],
     http: { allowHosts: [], allowPrivate: false },
-    worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 },
+    worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000, llmSlots: 1 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
-    reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000 },
+    reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s' },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },
   };
 }

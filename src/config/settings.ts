@@ -39,6 +39,8 @@ export interface ConfigFlags {
   concurrency?: string | number;
   /** `--lease-ms <ms>` */
   leaseMs?: string | number;
+  /** `--llm-slots <n>` */
+  llmSlots?: string | number;
 }
 
 type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean';
@@ -54,6 +56,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'worker.poll', env: 'DOTPLAN_POLL', flag: 'poll', flagName: '--poll', kind: 'cron' },
   { key: 'worker.concurrency', env: 'DOTPLAN_CONCURRENCY', flag: 'concurrency', flagName: '--concurrency', kind: 'positiveInt' },
   { key: 'worker.leaseMs', env: 'DOTPLAN_LEASE_MS', flag: 'leaseMs', flagName: '--lease-ms', kind: 'positiveInt' },
+  { key: 'worker.llmSlots', env: 'DOTPLAN_LLM_SLOTS', flag: 'llmSlots', flagName: '--llm-slots', kind: 'positiveInt' },
   { key: 'retry.retries', env: 'DOTPLAN_RETRIES', kind: 'count' },
   { key: 'retry.retryDelay', env: 'DOTPLAN_RETRY_DELAY', kind: 'duration' },
   { key: 'retry.timeout', env: 'DOTPLAN_TIMEOUT', kind: 'duration' },
@@ -71,6 +74,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'reflection.maxReplans', env: 'DOTPLAN_MAX_REPLANS', kind: 'count' },
   { key: 'reflection.maxTokens', env: 'DOTPLAN_MAX_TOKENS', kind: 'count' },
   { key: 'reflection.resultChars', env: 'DOTPLAN_RESULT_CHARS', kind: 'positiveInt' },
+  { key: 'reflection.retryDelay', env: 'DOTPLAN_LLM_RETRY_DELAY', kind: 'duration' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
 ];

@@ -10,6 +10,20 @@ export interface CallContext {
   messages: readonly ChatMessage[];
 }
 
+/** The most tokens one call is counted with: no model reads or writes more; a larger `usage` is clamped to it. */
+export const MAX_CALL_TOKENS = 10_000_000;
+
+/**
+ * A token count the endpoint reported in `usage`, as dotplan counts it: a whole number from 0 to
+ * MAX_CALL_TOKENS as it is; a larger number (1e308, Infinity) clamped; anything else — a string,
+ * a fraction, a negative number, nothing — replaced by an estimate from the text (4 characters a
+ * token), so that a plan's token budget still counts the call and the record always stores.
+ */
+export function usageCount(reported: unknown, text: string): number {
+  if (typeof reported === 'number' && reported >= 0 && (Number.isInteger(reported) || reported === Infinity)) return Math.min(reported, MAX_CALL_TOKENS);
+  return Math.min(Math.ceil(text.length / 4), MAX_CALL_TOKENS);
+}
+
 /** The record of a call that got a reply (`plan calls`), with the problems of a refused one. */
 export function answeredCall(
   context: CallContext,

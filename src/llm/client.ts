@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type { Config } from '../config/defaults.js';
 import { DotplanError, InvalidInputError } from '../errors/errors.js';
+import { usageCount } from './call-record.js';
 import type { ChatMessage } from './prompt.js';
 import { registerSecret } from '../secrets/redact.js';
 
@@ -104,6 +105,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
   const { model } = settings;
 
   const call = async <T>(
+    prompt: string,
     send: (openai: OpenAI) => Promise<OpenAI.ChatCompletion>,
     read: (message: OpenAI.ChatCompletionMessage) => T,
   ): Promise<LlmResult<T>> => {
@@ -122,8 +124,9 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       value: read(message),
       text: message.content ?? '',
       model: completion.model || model,
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
+      // What the endpoint says it used, sanitised: a bad `usage` must neither break the record nor lift the budget.
+      promptTokens: usageCount(completion.usage?.prompt_tokens, prompt),
+      completionTokens: usageCount(completion.usage?.completion_tokens, message.content ?? ''),
       ms: Date.now() - started,
     };
   };
@@ -133,6 +136,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
     endpoint,
     chat: (messages, options = {}) =>
       call(
+        promptText(messages),
         (openai) => openai.chat.completions.create({ model, messages }, { signal: options.signal ?? null }),
         (message) => message.content ?? '',
       ),
@@ -140,6 +144,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       // Outside the call: a schema the helper cannot express is a bug, not a failed call.
       const format = (await client()).sdk.zodResponseFormat(schema, name);
       return call(
+        promptText(messages),
         (openai) => openai.chat.completions.parse({ model, messages, response_format: format }, { signal: options.signal ?? null }),
         (message) => {
           const parsed = (message as OpenAI.ChatCompletionMessage & { parsed?: T | null }).parsed;
@@ -151,6 +156,11 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       );
     },
   };
+}
+
+/** The messages' text, for a token estimate when the endpoint reports no usable count. */
+function promptText(messages: readonly ChatMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
 }
 
 /** The `openai` package's client class and its zod helper, loaded once per process on first use. */

@@ -1,6 +1,7 @@
 import * as engine from '../engine/index.js';
 import type { Config } from '../config/defaults.js';
 import { revisionGraph } from '../revisions/revision-graphs.js';
+import { DotplanError } from '../errors/errors.js';
 import { ValidationError, formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { applyRevision } from '../operations/apply-revision.js';
@@ -9,6 +10,8 @@ import { VERIFICATION_FAILED } from '../execute/verify.js';
 import { mergeLiveState } from '../plans/plan-view.js';
 import type { LlmPurpose, LlmWork, Store } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
+import { nextRetryDelay } from '../engine/retry-policy.js';
+import { parseDuration } from '../model/duration.js';
 import type { LlmClient, LlmResult } from './client.js';
 import { answeredCall, failedCall } from './call-record.js';
 import { answerMessages, planMessages, refusalMessages, type ChatMessage } from './prompt.js';
@@ -16,22 +19,55 @@ import { parseReply, placeInReply } from './reply.js';
 import { nothingToRun, reusedIds } from './reply-rules.js';
 
 /** Limits of a reflection plan's LLM work (config `reflection.*`); a plan's graph attributes of the same names override them. */
-export type ReflectionLimits = Config['reflection'];
+export type ReflectionLimits = Pick<Config['reflection'], 'maxRewriteAttempts' | 'maxReplans' | 'maxTokens' | 'resultChars'>;
+
+/** The exchange with the model in progress: what it is for, what was sent, and the reply once it came. */
+interface Exchange {
+  purpose: LlmPurpose;
+  messages: ChatMessage[];
+  started: number;
+  call?: LlmResult<string>;
+  /** Exchanges that failed in a row before this one (reset when a rewrite succeeds and the answer is asked next). */
+  failures: number;
+}
 
 /**
- * Serves one plan's LLM work (SPEC §6): asks for the first plan or a refreshed one and applies the
- * reply through the revision path as the `llm` driver, merged against the state the prompt showed
- * (finishes during the call are kept). A refused or invalid reply is answered with its exact
- * diagnostics, up to `maxRewriteAttempts`; then the plan fails with them, its last good revision
- * intact. When nothing is left to run, asks for the final answer, stores it and completes the plan.
- * Every call is recorded against the plan.
+ * Serves one plan's LLM work (SPEC §6), one exchange with the model per claim: asks for the first
+ * plan or a refreshed one and applies the reply through the revision path as the `llm` driver, merged
+ * against the state the prompt showed (finishes during the call are kept). When nothing is left to
+ * run, asks for the final answer, stores it and completes the plan. Every call is recorded against
+ * the plan.
+ *
+ * Every failed exchange counts, whatever went wrong — the endpoint (after the client's own retries),
+ * a reply refused with diagnostics, a reply that could not be processed at all, a call that could not
+ * be stored: it is recorded in `plan calls` with its error, counted against `maxRewriteAttempts`, and
+ * the work backs off (exponential with jitter from `reflection.retryDelay`, capped) before any worker
+ * calls the model again for the plan; at the limit the plan fails with the last problems, its last
+ * good revision intact. The next call sends the plan afresh with the last refused reply and its
+ * diagnostics, so a conversation never grows past one refusal. A call aborted (shutdown, a lost lease,
+ * the plan cancelled or paused) is not a failure: the work is given back uncounted.
  */
 export class Planner {
-  constructor(private readonly deps: { store: Store; tools: ToolCatalogue; config: Config; client: LlmClient; limits: ReflectionLimits }) {}
+  readonly #retryDelayMs: number;
+
+  constructor(private readonly deps: { store: Store; tools: ToolCatalogue; config: Config; client: LlmClient; limits: ReflectionLimits }) {
+    this.#retryDelayMs = parseDuration(deps.config.reflection.retryDelay) ?? 1_000;
+  }
 
   async serve(work: LlmWork, signal?: AbortSignal): Promise<void> {
+    const exchange: Exchange = { purpose: 'rewrite', messages: [], started: Date.now(), failures: work.attempts };
+    try {
+      await this.#serve(work, exchange, signal);
+    } catch (error) {
+      if (signal?.aborted) return; // stopped, not failed: the slot gives the work back, uncounted
+      await this.#failed(work, exchange, error);
+    }
+  }
+
+  async #serve(work: LlmWork, exchange: Exchange, signal?: AbortSignal): Promise<void> {
     const { store } = this.deps;
     const plan = await store.plans.get(work.planId);
+    if (plan.status !== 'running' && plan.status !== 'awaiting_review') return; // cancelled or paused since the claim
     const limits = this.#limits(plan.attributes);
     const state = await store.plans.editable(work.planId);
     const graph = this.#graph(work.planId, state.revision.number, state.revision.dot, state.nodes);
@@ -42,39 +78,89 @@ export class Planner {
     }
     const replans = countReplans(graph);
     if (replans > limits.maxReplans) {
-      return this.#answer(work, goal, graph, limits, signal, `${VERIFICATION_FAILED} ${replans} times (maxReplans=${limits.maxReplans})`);
+      return this.#answer(work, exchange, goal, graph, limits, signal, `${VERIFICATION_FAILED} ${replans} times (maxReplans=${limits.maxReplans})`);
     }
 
-    const purpose: LlmPurpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
+    exchange.purpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
     const suggestion = plan.status === 'awaiting_review' ? await this.#suggestion(work.planId) : undefined;
-    let messages = planMessages({
-      planId: work.planId,
-      goal,
-      tools: this.deps.tools.list(),
-      graph,
-      resultChars: limits.resultChars,
-      ...(suggestion ? { suggestion } : {}),
-    });
-    for (let attempt = work.attempts; ; attempt++) {
-      const call = await this.#call(work, purpose, messages, signal);
-      if (!call) return; // the endpoint failed after its retries: counted as a refusal, the work stays due
-      const report = await this.#apply(work, call.value, state.revision.number, state.asOfEvent);
-      const problems = [...report.diagnostics, ...report.conflicts.map(conflictDiagnostic)];
-      await this.#record(work, purpose, messages, call, problems.length === 0 ? (report.applied ? 'applied' : 'ok') : 'refused', problems);
-      if (problems.length === 0) {
-        const after = await store.plans.editable(work.planId);
-        const now = this.#graph(work.planId, after.revision.number, after.revision.dot, after.nodes);
-        // Nothing left to run and no node finished meanwhile (else a rewrite sees it first): the answer ends the work.
-        if (!active(now) && (await store.llm.due(work.planId)) <= work.due) return this.#answer(work, goal, now, limits, signal);
-        return store.llm.done(work);
-      }
-      await store.llm.refused(work);
-      if (attempt + 1 >= limits.maxRewriteAttempts) {
-        const list = problems.map((d) => formatDiagnostic(d, 'reply')).join('; ');
-        return this.#end(work, 'failed', `the LLM's plan was refused ${attempt + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${list}`);
-      }
-      messages = [...messages, ...refusalMessages(call.text, problems)];
+    exchange.messages = [
+      ...planMessages({
+        planId: work.planId,
+        goal,
+        tools: this.deps.tools.list(),
+        graph,
+        resultChars: limits.resultChars,
+        ...(suggestion ? { suggestion } : {}),
+      }),
+      ...(await this.#lastRefusal(work)),
+    ];
+    const call = await this.#chat(exchange, signal);
+    const report = await this.#apply(work, call.value, state.revision.number, state.asOfEvent);
+    const problems = [...report.diagnostics, ...report.conflicts.map(conflictDiagnostic)];
+    await this.#record(work, exchange, call, problems.length === 0 ? (report.applied ? 'applied' : 'ok') : 'refused', problems);
+    if (problems.length === 0) {
+      const after = await store.plans.editable(work.planId);
+      const now = this.#graph(work.planId, after.revision.number, after.revision.dot, after.nodes);
+      // Nothing left to run and no node finished meanwhile (else a rewrite sees it first): the answer ends the work.
+      if (!active(now) && (await store.llm.due(work.planId)) <= work.due) return this.#answer(work, exchange, goal, now, limits, signal);
+      return store.llm.done(work);
     }
+    const list = problems.map((d) => formatDiagnostic(d, 'reply')).join('; ');
+    await this.#count(
+      work,
+      exchange,
+      limits,
+      `the LLM's plan was refused ${exchange.failures + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${list}`,
+    );
+  }
+
+  /** One call to the model for the exchange; an aborted one throws (the caller's signal tells it apart from a failure). */
+  async #chat(exchange: Exchange, signal?: AbortSignal): Promise<LlmResult<string>> {
+    signal?.throwIfAborted();
+    exchange.started = Date.now();
+    exchange.call = await this.deps.client.chat(exchange.messages, signal ? { signal } : {});
+    signal?.throwIfAborted(); // the plan was cancelled or paused during the call: its reply is not used
+    return exchange.call;
+  }
+
+  /** After a refused reply: that reply and its diagnostics, for the model to fix (nothing after an endpoint error). */
+  async #lastRefusal(work: LlmWork): Promise<ChatMessage[]> {
+    if (work.attempts === 0) return [];
+    const last = await this.deps.store.llm.lastCall(work.planId, ['plan', 'rewrite']);
+    if (last?.outcome !== 'refused' || last.reply === undefined || !Array.isArray(last.diagnostics)) return [];
+    return refusalMessages(last.reply, last.diagnostics as Diagnostic[]);
+  }
+
+  /**
+   * Anything that went wrong in an exchange is one failed attempt: recorded (with the reply, when one
+   * came, as refused with the error; else as an endpoint error), counted, backed off.
+   */
+  async #failed(work: LlmWork, exchange: Exchange, error: unknown): Promise<void> {
+    const { store, client } = this.deps;
+    const context = { planId: work.planId, purpose: exchange.purpose, messages: exchange.messages };
+    const call = exchange.call;
+    const record = call ? answeredCall(context, call, 'refused', [unusableReply(error)]) : failedCall(context, client.model, exchange.started, error);
+    try {
+      await store.llm.record(record);
+    } catch (recordError) {
+      // The call could not be stored as it was (its reply, its prompt): stored without them, and still counted.
+      const message = `${describeError(error)}; the call could not be stored whole (${describeError(recordError)})`;
+      await store.llm
+        .record(failedCall({ planId: work.planId, purpose: exchange.purpose, messages: [] }, call?.model ?? client.model, exchange.started, new Error(message)))
+        .catch(() => undefined);
+    }
+    const limits = this.#limits((await store.plans.get(work.planId)).attributes);
+    const why = call
+      ? `the LLM's reply could not be used ${exchange.failures + 1} times in a row (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${describeError(error)}`
+      : `the LLM endpoint kept failing (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${describeError(error)}`;
+    await this.#count(work, exchange, limits, why);
+  }
+
+  /** One failed attempt more: the plan fails at its limit (its work ends), else the work backs off before the next call. */
+  async #count(work: LlmWork, exchange: Exchange, limits: ReflectionLimits, why: string): Promise<void> {
+    const attempts = exchange.failures + 1;
+    if (attempts >= limits.maxRewriteAttempts) return this.#end(work, 'failed', why);
+    await this.deps.store.llm.failed(work, attempts, nextRetryDelay(attempts, this.#retryDelayMs));
   }
 
   /** A reply's plan as a revision by the LLM; a reply that does not parse is refused with the codec's diagnostics. */
@@ -118,15 +204,26 @@ export class Planner {
   }
 
   /** The final answer from the results; the plan completes with it (or fails, when it ends for `why`). */
-  async #answer(work: LlmWork, goal: string, graph: PlanGraph, limits: ReflectionLimits, signal?: AbortSignal, why?: string): Promise<void> {
-    const messages = answerMessages(
+  async #answer(
+    work: LlmWork,
+    exchange: Exchange,
+    goal: string,
+    graph: PlanGraph,
+    limits: ReflectionLimits,
+    signal?: AbortSignal,
+    why?: string,
+  ): Promise<void> {
+    // A new exchange: a rewrite that led here succeeded.
+    if (!why) exchange.failures = 0;
+    exchange.purpose = 'answer';
+    exchange.call = undefined;
+    exchange.messages = answerMessages(
       why ? `${goal}\n\n(The plan stops here: ${why}. Explain what was found and what could not be done.)` : goal,
       graph,
       limits.resultChars,
     );
-    const call = await this.#call(work, 'answer', messages, signal);
-    if (!call) return;
-    await this.#record(work, 'answer', messages, call, 'ok');
+    const call = await this.#chat(exchange, signal);
+    await this.#record(work, exchange, call, 'ok');
     await this.deps.store.llm.setResult(work.planId, call.value);
     await this.#end(work, why ? 'failed' : 'completed', why ?? 'the LLM wrote the final answer');
   }
@@ -147,37 +244,9 @@ export class Planner {
     await this.deps.store.llm.done(work);
   }
 
-  /** One call; an endpoint that still fails after the client's retries is recorded, counted as a refusal and the work given back. */
-  async #call(work: LlmWork, purpose: LlmPurpose, messages: ChatMessage[], signal?: AbortSignal): Promise<LlmResult<string> | undefined> {
-    const started = Date.now();
-    try {
-      return await this.deps.client.chat(messages, signal ? { signal } : {});
-    } catch (error) {
-      // Stopped (shutdown, or a lost lease: another worker has it): not the endpoint's failure; the work stays due.
-      if (signal?.aborted) return undefined;
-      const message = error instanceof Error ? error.message : String(error);
-      await this.deps.store.llm.record(failedCall({ planId: work.planId, purpose, messages }, this.deps.client.model, started, error));
-      await this.deps.store.llm.refused(work);
-      // The last attempt ends the work while this worker still holds it: the plan fails, under review too (#end).
-      const limits = this.#limits((await this.deps.store.plans.get(work.planId)).attributes);
-      if (work.attempts + 1 >= limits.maxRewriteAttempts) {
-        await this.#end(work, 'failed', `the LLM endpoint kept failing (maxRewriteAttempts=${limits.maxRewriteAttempts}): ${message}`);
-      } else {
-        await this.deps.store.llm.release(work);
-      }
-      return undefined;
-    }
-  }
-
-  async #record(
-    work: LlmWork,
-    purpose: LlmPurpose,
-    messages: ChatMessage[],
-    call: LlmResult<string>,
-    outcome: 'applied' | 'refused' | 'ok',
-    problems: Diagnostic[] = [],
-  ) {
-    await this.deps.store.llm.record(answeredCall({ planId: work.planId, purpose, messages }, call, outcome, problems));
+  async #record(work: LlmWork, exchange: Exchange, call: LlmResult<string>, outcome: 'applied' | 'refused' | 'ok', problems: Diagnostic[] = []) {
+    const context = { planId: work.planId, purpose: exchange.purpose, messages: exchange.messages };
+    await this.deps.store.llm.record(answeredCall(context, call, outcome, problems));
   }
 
   #graph(planId: string, number: number, dot: string, nodes: Parameters<typeof mergeLiveState>[1]): PlanGraph {
@@ -201,6 +270,23 @@ function active(graph: PlanGraph): boolean {
 /** Nodes that failed their verification (each one a re-plan). */
 function countReplans(graph: PlanGraph): number {
   return graph.nodes.filter((n) => n.attributes.status === 'failed' && (n.attributes.error ?? '').startsWith(VERIFICATION_FAILED)).length;
+}
+
+/** A reply that came but could not be processed (an exception in parsing, validating or applying it). */
+function unusableReply(error: unknown): Diagnostic {
+  return {
+    code: 'REPLY_UNUSABLE',
+    severity: 'error',
+    message: `the reply could not be processed, so nothing of it was applied: ${describeError(error)}`,
+    fix: 'write a smaller, simpler plan in the @EP@ block (fewer nested subgraphs, shorter values)',
+  };
+}
+
+/** dotplan's own errors by their message; anything else with its kind (`RangeError: Maximum call stack size exceeded`). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error instanceof DotplanError || error.name === 'Error' || error.message.startsWith(error.name)) return error.message;
+  return `${error.name}: ${error.message}`;
 }
 
 function conflictDiagnostic(p: ApplyReport['conflicts'][number]): Diagnostic {

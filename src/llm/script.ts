@@ -18,6 +18,8 @@ export interface ScriptedReply {
   status?: number;
   /** Token counts reported; default: a rough count (characters / 4). */
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** The `usage` object sent exactly as given, unchecked (a broken endpoint: `{"prompt_tokens": "abc"}`); instead of `usage`. */
+  rawUsage?: unknown;
   /** Wait this long before answering. */
   delayMs?: number;
   /** Stays usable after it answered. */
@@ -30,7 +32,7 @@ export interface Script {
   replies: ScriptedReply[];
 }
 
-const REPLY_KEYS = ['match', 'content', 'json', 'status', 'usage', 'delayMs', 'repeat'] as const;
+const REPLY_KEYS = ['match', 'content', 'json', 'status', 'usage', 'rawUsage', 'delayMs', 'repeat'] as const;
 
 /** Reads and checks a script file; a file that cannot be read, is not JSON or is not a valid script is an InvalidInputError naming it. */
 export async function loadScript(path: string): Promise<Script> {
@@ -74,7 +76,7 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   for (const key of Object.keys(entry)) {
     if (!(REPLY_KEYS as readonly string[]).includes(key)) fail(`"${key}" is not a reply key`, `use ${REPLY_KEYS.join(', ')}`);
   }
-  const { match, content, json, status, usage, delayMs, repeat } = entry;
+  const { match, content, json, status, usage, rawUsage, delayMs, repeat } = entry;
   if (match !== undefined) {
     if (typeof match !== 'string') fail('"match" must be a string', 'give a regular expression as a JSON string');
     try {
@@ -95,6 +97,8 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   if (usage !== undefined && !(isObject(usage) && isCount(usage.prompt_tokens) && isCount(usage.completion_tokens))) {
     fail('"usage" must be { "prompt_tokens": n, "completion_tokens": n }', 'give both as whole numbers of at least 0, or leave "usage" out');
   }
+  if (usage !== undefined && rawUsage !== undefined)
+    fail('"usage" and "rawUsage" cannot both be given', 'keep "usage" for counts, "rawUsage" for a broken endpoint');
   if (delayMs !== undefined && !isCount(delayMs)) fail('"delayMs" must be a whole number of at least 0', 'give the delay in milliseconds');
   if (repeat !== undefined && typeof repeat !== 'boolean') fail('"repeat" must be true or false', 'write "repeat": true');
   return entry;

@@ -24,6 +24,8 @@ export interface RecordedRequest {
   reply: number | 'unmatched' | null;
   /** The HTTP status answered. */
   status: number;
+  /** The client gave up (closed the connection: its timeout, an abort) before the scripted answer went out. */
+  aborted?: boolean;
 }
 
 export interface ScriptedServerOptions {
@@ -55,10 +57,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const timers = new Set<NodeJS.Timeout>();
   const host = options.host ?? '127.0.0.1';
 
-  const record = (entry: Omit<RecordedRequest, 'at'>) => {
+  const record = (entry: Omit<RecordedRequest, 'at'>): RecordedRequest => {
     const recorded = { at: new Date().toISOString(), ...entry };
     requests.push(recorded);
     if (options.recordFile) appendFileSync(options.recordFile, `${JSON.stringify(recorded)}\n`);
+    return recorded;
   };
 
   const choose = (last: string): number | undefined => {
@@ -87,8 +90,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return sendError(res, 500, `no scripted reply matches this request (${unused} unused); last message: ${last.slice(0, 200)}`, 'server_error');
     }
     const reply = script.replies[index]!;
-    record({ method: 'POST', path, body, reply: index, status: reply.status ?? 200 });
+    const recorded = record({ method: 'POST', path, body, reply: index, status: reply.status ?? 200 });
+    let answered = false;
     const answer = () => {
+      answered = true;
       if (res.destroyed) return;
       if (reply.status !== undefined) {
         return sendError(
@@ -107,8 +112,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       answer();
     }, reply.delayMs);
     timers.add(timer);
-    // A client that gives up (its timeout) does not keep the timer.
+    // A client that gives up (its timeout, an abort) does not keep the timer.
     res.on('close', () => {
+      if (!answered) recorded.aborted = true;
       clearTimeout(timer);
       timers.delete(timer);
     });
@@ -162,7 +168,10 @@ function completion(script: Script, reply: ScriptedReply, body: Record<string, u
     created: Math.floor(Date.now() / 1000),
     model: script.model ?? (typeof body.model === 'string' ? body.model : 'scripted'),
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    usage:
+      reply.rawUsage !== undefined
+        ? reply.rawUsage
+        : { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   };
 }
 

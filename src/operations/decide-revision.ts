@@ -97,10 +97,11 @@ export function decideRevision(
   }
 
   const extra = options.check?.(next) ?? [];
-  if (extra.length > 0) return refused(extra);
   const changes = diffPlans(live, next);
   const statuses = new Map([...snapshot.nodes.values()].map((n) => [n.id, n.status]));
   const problems = located(checkRights(changes, statuses, by.driver, next), edited);
+  // The caller's checks and the driver's rights named together: a model learns every problem of a reply at once.
+  if (extra.length > 0) return { changes: [], conflicts: problems, diagnostics: extra };
   if (problems.length > 0 || changes.length === 0 || options.dryRun) return { changes, conflicts: problems, diagnostics: [] };
   const write: RevisionWrite = {
     revised: revise(snapshot, live, next, by, revision.number + 1),

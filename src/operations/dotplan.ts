@@ -357,6 +357,7 @@ export class Dotplan {
       poll: worker.poll,
       concurrency: worker.concurrency,
       leaseMs: worker.leaseMs,
+      llmSlots: worker.llmSlots,
       retryDefaults: retry,
       remindEveryMs: parseDuration(this.config.notify.reminderInterval) ?? 3_600_000,
       ...(llm ? { planner: llm.planner, judge: llm.judge } : {}),

@@ -17,7 +17,7 @@ export interface LlmWork {
   token: string;
   /** Requests due when claimed. */
   due: number;
-  /** Replies refused in a row so far (kept across a takeover). */
+  /** Failed exchanges in a row so far: replies refused, endpoint errors (kept across a takeover). */
   attempts: number;
   tokensUsed: number;
 }
@@ -69,9 +69,13 @@ export interface LlmQueue {
   renew(work: LlmWork, leaseMs: number): Promise<boolean>;
   /** Served: the requests it saw are off the count, the refusals reset, the lease released. */
   done(work: LlmWork): Promise<void>;
-  /** A reply refused once more (the count survives a takeover). */
-  refused(work: LlmWork): Promise<void>;
-  /** Given back unserved (an error): the lease released, the requests stay due. */
+  /**
+   * An exchange failed (a refused reply, an endpoint error, anything that went wrong serving it):
+   * `attempts` failed in a row now, kept on the plan (it survives a takeover), the lease released, and
+   * no worker claims the work again for `retryAfterMs`. False when the lease was lost.
+   */
+  failed(work: LlmWork, attempts: number, retryAfterMs: number): Promise<boolean>;
+  /** Given back unserved, nothing counted (shutdown, or the plan was cancelled or paused): the lease released, the requests stay due. */
   release(work: LlmWork): Promise<void>;
   /** Requests due now (some may have arrived while the work was served). */
   due(planId: string): Promise<number>;
@@ -80,12 +84,18 @@ export interface LlmQueue {
   /** Records a call and adds its tokens to the plan's spending. */
   record(call: LlmCallInput): Promise<void>;
   calls(planId: string): Promise<LlmCallRecord[]>;
+  /** The plan's latest call for one of `purposes`, if any. */
+  lastCall(planId: string, purposes: readonly LlmPurpose[]): Promise<LlmCallRecord | undefined>;
   /** Stores the final answer. */
   setResult(planId: string, result: string): Promise<void>;
 }
 
 /** A reflection plan's LLM work is served while it runs, and while it waits for review (the first plan, a reviewer's suggestion). */
-const FREE = `mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW)`;
+export const LLM_SERVED = `mode = 'reflection' AND status IN ('running', 'awaiting_review')`;
+/** Work no worker holds, and not backing off after a failed exchange. */
+const FREE = `${LLM_SERVED} AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW) AND (llm_not_before IS NULL OR llm_not_before <= NOW)`;
+/** The most tokens one call is counted with, and a plan's total: PostgreSQL's INTEGER holds up to 2^31 - 1. */
+const MAX_TOKENS_TOTAL = 2_147_483_647;
 
 export class SqlLlmQueue implements LlmQueue {
   constructor(private readonly db: Db) {}
@@ -107,14 +117,16 @@ export class SqlLlmQueue implements LlmQueue {
   }
 
   async renew(work: LlmWork, leaseMs: number): Promise<boolean> {
-    return (await this.db.run(`UPDATE plans SET llm_lease_expires_at = NOW + ? WHERE id = ? AND llm_lease_token = ?`, [leaseMs, work.planId, work.token])) > 0;
+    // A plan cancelled, paused or ended meanwhile is not served any longer: the renewal fails and the call in flight is aborted.
+    const sql = `UPDATE plans SET llm_lease_expires_at = NOW + ? WHERE id = ? AND llm_lease_token = ? AND ${LLM_SERVED}`;
+    return (await this.db.run(sql, [leaseMs, work.planId, work.token])) > 0;
   }
 
   async done(work: LlmWork): Promise<void> {
     // A plan under review whose draft is now written starts waiting for its reviewer (src/store/sql/waits.ts): from now, announced afresh.
     const drafted = `status = '${PLAN_WAITS}' AND llm_due <= ?`;
     await this.db.run(
-      `UPDATE plans SET llm_due = CASE WHEN llm_due > ? THEN llm_due - ? ELSE 0 END, llm_attempts = 0, ` +
+      `UPDATE plans SET llm_due = CASE WHEN llm_due > ? THEN llm_due - ? ELSE 0 END, llm_attempts = 0, llm_not_before = NULL, ` +
         `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL, ` +
         `waiting_since = CASE WHEN ${drafted} THEN NOW ELSE waiting_since END, remind_at = CASE WHEN ${drafted} THEN NULL ELSE remind_at END, ` +
         `timeout_at = CASE WHEN ${drafted} THEN NULL ELSE timeout_at END WHERE id = ? AND llm_lease_token = ?`,
@@ -122,8 +134,13 @@ export class SqlLlmQueue implements LlmQueue {
     );
   }
 
-  async refused(work: LlmWork): Promise<void> {
-    await this.db.run(`UPDATE plans SET llm_attempts = llm_attempts + 1 WHERE id = ? AND llm_lease_token = ?`, [work.planId, work.token]);
+  async failed(work: LlmWork, attempts: number, retryAfterMs: number): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE plans SET llm_attempts = ?, llm_not_before = NOW + ?, ` +
+        `llm_lease_owner = NULL, llm_lease_token = NULL, llm_lease_expires_at = NULL WHERE id = ? AND llm_lease_token = ?`,
+      [attempts, Math.max(0, Math.round(retryAfterMs)), work.planId, work.token],
+    );
+    return changed > 0;
   }
 
   async release(work: LlmWork): Promise<void> {
@@ -163,6 +180,9 @@ export class SqlLlmQueue implements LlmQueue {
 
   async record(input: LlmCallInput): Promise<void> {
     const call = redactValue(input); // secrets a remote side echoed (src/secrets/redact.ts)
+    const promptTokens = storedTokens(call.promptTokens);
+    const completionTokens = storedTokens(call.completionTokens);
+    const spent = Math.min(MAX_TOKENS_TOTAL, promptTokens + completionTokens);
     await this.db.tx(async (q) => {
       await q.run(
         `INSERT INTO llm_calls (plan_id, node_id, purpose, model, prompt, reply, prompt_tokens, completion_tokens, ms, outcome, diagnostics, at) ` +
@@ -174,46 +194,65 @@ export class SqlLlmQueue implements LlmQueue {
           call.model,
           encodeText(call.prompt),
           encodeText(call.reply),
-          call.promptTokens,
-          call.completionTokens,
-          Math.round(call.ms),
+          promptTokens,
+          completionTokens,
+          storedTokens(call.ms),
           call.outcome,
           call.diagnostics === undefined ? null : encodeText(JSON.stringify(call.diagnostics)),
         ],
       );
-      await q.run(`UPDATE plans SET tokens_used = tokens_used + ? WHERE id = ?`, [call.promptTokens + call.completionTokens, call.planId]);
+      // Capped, never overflowing: a plan over its budget is stopped by the budget, not by a failing write.
+      await q.run(`UPDATE plans SET tokens_used = CASE WHEN tokens_used > ? THEN ? ELSE tokens_used + ? END WHERE id = ?`, [
+        MAX_TOKENS_TOTAL - spent,
+        MAX_TOKENS_TOTAL,
+        spent,
+        call.planId,
+      ]);
     });
   }
 
   async calls(planId: string): Promise<LlmCallRecord[]> {
-    type Row = Record<'id' | 'planId' | 'nodeId' | 'purpose' | 'model' | 'prompt' | 'reply' | 'diagnostics' | 'outcome', string | null> &
-      Record<'promptTokens' | 'completionTokens' | 'ms' | 'at', number>;
-    const rows = await this.db.all<Row>(
-      `SELECT id, plan_id AS "planId", node_id AS "nodeId", purpose, model, prompt, reply, prompt_tokens AS "promptTokens", ` +
-        `completion_tokens AS "completionTokens", ms, outcome, diagnostics, at FROM llm_calls WHERE plan_id = ? ORDER BY id`,
-      [planId],
-    );
-    return rows.map((r) => {
-      const call: LlmCallRecord = {
-        id: Number(r.id),
-        planId: r.planId!,
-        purpose: r.purpose as LlmPurpose,
-        model: r.model!,
-        prompt: decodeText(r.prompt!),
-        promptTokens: Number(r.promptTokens),
-        completionTokens: Number(r.completionTokens),
-        ms: Number(r.ms),
-        outcome: r.outcome as LlmOutcome,
-        at: new Date(Number(r.at)),
-      };
-      if (r.nodeId !== null) call.nodeId = r.nodeId;
-      if (r.reply !== null) call.reply = decodeText(r.reply);
-      if (r.diagnostics !== null) call.diagnostics = JSON.parse(decodeText(r.diagnostics)) as unknown;
-      return call;
-    });
+    return (await this.db.all<CallRow>(`${SELECT_CALLS} WHERE plan_id = ? ORDER BY id`, [planId])).map(callRecord);
+  }
+
+  async lastCall(planId: string, purposes: readonly LlmPurpose[]): Promise<LlmCallRecord | undefined> {
+    if (purposes.length === 0) return undefined;
+    const sql = `${SELECT_CALLS} WHERE plan_id = ? AND purpose IN (${purposes.map(() => '?').join(', ')}) ORDER BY id DESC LIMIT 1`;
+    const [row] = await this.db.all<CallRow>(sql, [planId, ...purposes]);
+    return row ? callRecord(row) : undefined;
   }
 
   async setResult(planId: string, result: string): Promise<void> {
     await this.db.run(`UPDATE plans SET result = ?, updated_at = NOW WHERE id = ?`, [encodeText(result), planId]);
   }
+}
+
+type CallRow = Record<'id' | 'planId' | 'nodeId' | 'purpose' | 'model' | 'prompt' | 'reply' | 'diagnostics' | 'outcome', string | null> &
+  Record<'promptTokens' | 'completionTokens' | 'ms' | 'at', number>;
+const SELECT_CALLS =
+  `SELECT id, plan_id AS "planId", node_id AS "nodeId", purpose, model, prompt, reply, prompt_tokens AS "promptTokens", ` +
+  `completion_tokens AS "completionTokens", ms, outcome, diagnostics, at FROM llm_calls`;
+
+/** A whole number an INTEGER column holds: callers pass sanitised counts (llm/call-record.ts); this only guards the write. */
+function storedTokens(value: number): number {
+  return Number.isFinite(value) && value > 0 ? Math.min(MAX_TOKENS_TOTAL, Math.round(value)) : 0;
+}
+
+function callRecord(r: CallRow): LlmCallRecord {
+  const call: LlmCallRecord = {
+    id: Number(r.id),
+    planId: r.planId!,
+    purpose: r.purpose as LlmPurpose,
+    model: r.model!,
+    prompt: decodeText(r.prompt!),
+    promptTokens: Number(r.promptTokens),
+    completionTokens: Number(r.completionTokens),
+    ms: Number(r.ms),
+    outcome: r.outcome as LlmOutcome,
+    at: new Date(Number(r.at)),
+  };
+  if (r.nodeId !== null) call.nodeId = r.nodeId;
+  if (r.reply !== null) call.reply = decodeText(r.reply);
+  if (r.diagnostics !== null) call.diagnostics = JSON.parse(decodeText(r.diagnostics)) as unknown;
+  return call;
 }

@@ -1,60 +1,73 @@
 import type { Planner } from '../llm/planner.js';
 import type { LlmWork, Store } from '../store/index.js';
 
+/** The backoff when serving the work failed in a way the planner could not even count (the database, mostly). */
+const UNCOUNTED_FAILURE_DELAY_MS = 5_000;
+
+interface Serving {
+  work: LlmWork;
+  controller: AbortController;
+}
+
 /**
- * A worker's one slot for LLM work on reflection plans (a rewrite, the first plan, the final
- * answer): claimed with a lease like a node, renewed while the call runs, given back on error so
- * that another round (or another worker, if this one dies) serves it.
+ * A worker's slots for LLM work on reflection plans (a rewrite, the first plan, the final answer;
+ * `worker.llmSlots`, default 1): each plan's work claimed with a lease like a node, renewed while the
+ * call runs. A renewal that fails — another worker took the work over, or the plan was cancelled,
+ * paused or ended — aborts the call in flight. Whatever ends a serving, the work is given back; an
+ * error the planner did not count itself is counted here, so no path gives the work back uncounted
+ * unless the call was aborted.
  */
 export class LlmSlot {
-  #work: LlmWork | undefined;
-  #controller: AbortController | undefined;
-  #running: Promise<void> | undefined;
+  readonly #serving = new Map<string, Serving>();
+  readonly #running = new Set<Promise<void>>();
 
   constructor(
     private readonly store: Store,
     private readonly planner: Planner,
-    private readonly options: { owner: string; leaseMs: number; onEnd: () => void; onError: (error: unknown) => void },
+    private readonly options: { owner: string; leaseMs: number; slots: number; onEnd: () => void; onError: (error: unknown) => void },
   ) {}
 
   get busy(): boolean {
-    return this.#running !== undefined;
+    return this.#serving.size > 0;
   }
 
-  /** Claims one plan's LLM work and starts serving it; false when there is none (or the slot is busy). */
+  /** Claims one plan's LLM work and starts serving it; false when there is none (or every slot is busy). */
   async claim(): Promise<boolean> {
-    if (this.#running) return false;
+    if (this.#serving.size >= Math.max(1, this.options.slots)) return false;
     const work = await this.store.llm.claim(this.options.owner, this.options.leaseMs);
     if (!work) return false;
     const controller = new AbortController();
-    this.#work = work;
-    this.#controller = controller;
-    this.#running = (async () => {
+    this.#serving.set(work.token, { work, controller });
+    const running = (async () => {
       try {
         await this.planner.serve(work, controller.signal);
       } catch (error) {
-        await this.store.llm.release(work).catch(() => undefined);
-        if (!controller.signal.aborted) this.options.onError(error);
+        if (!controller.signal.aborted) {
+          await this.store.llm.failed(work, work.attempts + 1, UNCOUNTED_FAILURE_DELAY_MS).catch(() => undefined);
+          this.options.onError(error);
+        }
       } finally {
-        this.#work = undefined;
-        this.#controller = undefined;
-        this.#running = undefined;
+        // Served, counted or aborted: a lease still held (an abort) is given back, the requests stay due.
+        await this.store.llm.release(work).catch(() => undefined);
+        this.#serving.delete(work.token);
         this.options.onEnd();
       }
     })();
+    this.#running.add(running);
+    void running.finally(() => this.#running.delete(running));
     return true;
   }
 
-  /** Extends the lease of the work being served; a lost lease aborts the call (another worker has it). */
+  /** Extends the leases of the work being served; a renewal that fails aborts that call. */
   async renew(): Promise<void> {
-    const work = this.#work;
-    if (!work) return;
-    if (!(await this.store.llm.renew(work, this.options.leaseMs))) this.#controller?.abort(new Error('lease lost'));
+    for (const { work, controller } of [...this.#serving.values()]) {
+      if (!(await this.store.llm.renew(work, this.options.leaseMs))) controller.abort(new Error('lease lost, or the plan is no longer served'));
+    }
   }
 
-  /** Aborts the call in flight (its work stays due) and waits for the slot to be free. */
+  /** Aborts the calls in flight (their work stays due) and waits for the slots to be free. */
   async stop(): Promise<void> {
-    this.#controller?.abort(new Error('shutdown'));
-    await this.#running;
+    for (const { controller } of this.#serving.values()) controller.abort(new Error('shutdown'));
+    await Promise.all([...this.#running]);
   }
 }

@@ -31,6 +31,8 @@ export interface WorkerOptions {
   owner?: string;
   /** Serves reflection plans' LLM work (rewrites, final answers); without it the worker leaves that work to others. */
   planner?: Planner;
+  /** Reflection plans whose LLM work it serves at once. Default 1. */
+  llmSlots?: number;
   /** Judges the outputs of nodes with verify="llm". */
   judge?: Judge;
   /** Notices of questions and reviews (first, then every interval): emitted as `notice` events. Default interval 1 h. */
@@ -147,6 +149,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       this.llm = new LlmSlot(options.store, options.planner, {
         owner: this.owner,
         leaseMs: options.leaseMs,
+        slots: options.llmSlots ?? 1,
         onEnd: () => this.poller.wake(),
         onError: (error) => this.report(error),
       });

@@ -31,7 +31,8 @@ describe('resolveConfig', () => {
     const config = await resolveConfig({ env: {}, cwd: folder() });
     expect(config).toEqual(defaultConfig());
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.worker).toEqual({ poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000 });
+    expect(config.worker).toEqual({ poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000, llmSlots: 1 });
+    expect(config.reflection.retryDelay).toBe('1s');
     expect(config.retry).toMatchObject({ retries: 0, retryDelay: '1s' });
     expect(config.notify.reminderInterval).toBe('1h');
     expect(config.openai).toMatchObject({ timeoutMs: 60_000, maxRetries: 3 });
@@ -57,25 +58,26 @@ describe('resolveConfig', () => {
     });
     const fileOnly = await resolveConfig({ env: {}, cwd });
     expect(fileOnly.databaseUrl).toBe('postgres://file/db');
-    expect(fileOnly.worker).toEqual({ poll: '*/5 * * * * *', concurrency: 2, leaseMs: 10_000 });
+    expect(fileOnly.worker).toEqual({ poll: '*/5 * * * * *', concurrency: 2, leaseMs: 10_000, llmSlots: 1 });
     expect(fileOnly.retry).toEqual({ retries: 3, retryDelay: '1s', timeout: '5m' });
     expect(fileOnly.configFile).toBe(join(cwd, 'dotplan.config.json'));
 
     const withEnv = await resolveConfig({
-      env: { DATABASE_URL: 'postgres://env/db', DOTPLAN_CONCURRENCY: '8', DOTPLAN_HTTP_ALLOW: 'a.example, b.example' },
+      env: { DATABASE_URL: 'postgres://env/db', DOTPLAN_CONCURRENCY: '8', DOTPLAN_HTTP_ALLOW: 'a.example, b.example', DOTPLAN_LLM_SLOTS: '2' },
       cwd,
     });
     expect(withEnv.databaseUrl).toBe('postgres://env/db');
     expect(withEnv.worker.concurrency).toBe(8);
+    expect(withEnv.worker.llmSlots).toBe(2);
     expect(withEnv.http.allowHosts).toEqual(['a.example', 'b.example']);
 
     const withFlags = await resolveConfig({
       env: { DATABASE_URL: 'postgres://env/db', DOTPLAN_CONCURRENCY: '8' },
-      flags: { databaseUrl: 'postgres://flag/db', concurrency: '16', poll: '* * * * *' },
+      flags: { databaseUrl: 'postgres://flag/db', concurrency: '16', poll: '* * * * *', llmSlots: '3' },
       cwd,
     });
     expect(withFlags.databaseUrl).toBe('postgres://flag/db');
-    expect(withFlags.worker).toEqual({ poll: '* * * * *', concurrency: 16, leaseMs: 10_000 });
+    expect(withFlags.worker).toEqual({ poll: '* * * * *', concurrency: 16, leaseMs: 10_000, llmSlots: 3 });
   });
 
   it('treats an empty environment variable as unset', async () => {

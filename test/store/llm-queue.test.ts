@@ -55,9 +55,37 @@ describe(`LLM work on reflection plans (${testBackend()})`, () => {
     expect(await h.store.llm.renew(lost!, 60_000)).toBe(false);
     await h.store.llm.done(lost!); // too late: changes nothing
     expect(await h.store.llm.due(plan.id)).toBe(1);
-    await h.store.llm.refused(taken);
-    await h.store.llm.release(taken);
-    expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the refusal count survives a takeover
+    expect(await h.store.llm.failed(taken, 1, 0)).toBe(true);
+    expect(await h.store.llm.claim('w3', 60_000)).toMatchObject({ planId: plan.id, attempts: 1 }); // the failure count survives a takeover
+    await h.ops.cancel(plan.id);
+  });
+
+  it('holds the backoff of a failed exchange for every worker, and stops renewing the work of a cancelled plan', async () => {
+    const plan = await h.ops.create({ dot: reflection, source: 'r.dot' });
+    const first = await h.store.llm.claim('w1', 60_000);
+    expect(await h.store.llm.failed(first!, 1, 60_000)).toBe(true);
+    expect(await h.store.llm.claim('w2', 60_000)).toBeUndefined(); // backing off, though no lease holds it
+    expect((await h.store.queue.outlook()).nextWakeAt!.getTime()).toBeGreaterThan(Date.now() + 30_000); // workers wake when it ends
+
+    const other = await h.ops.create({ dot: reflection, source: 'r.dot' });
+    const served = await h.store.llm.claim('w1', 60_000);
+    expect(served).toMatchObject({ planId: other.id });
+    expect(await h.store.llm.renew(served!, 60_000)).toBe(true);
+    await h.ops.cancel(other.id);
+    expect(await h.store.llm.renew(served!, 60_000)).toBe(false); // the call in flight is aborted
+    await h.ops.cancel(plan.id);
+  });
+
+  it('stores token counts no INTEGER column holds without failing, the total of the plan capped', async () => {
+    const plan = await h.ops.create({ dot: reflection, source: 'r.dot' });
+    const call = { planId: plan.id, purpose: 'rewrite' as const, model: 'm', prompt: '[]', ms: 1e308, outcome: 'ok' as const };
+    await h.store.llm.record({ ...call, promptTokens: 1e308, completionTokens: Number.NaN });
+    await h.store.llm.record({ ...call, promptTokens: 2 ** 40, completionTokens: -5 });
+    expect((await h.store.llm.calls(plan.id)).map((c) => [c.promptTokens, c.completionTokens])).toEqual([
+      [2_147_483_647, 0],
+      [2_147_483_647, 0],
+    ]);
+    expect((await h.store.plans.get(plan.id)).tokensUsed).toBe(2_147_483_647);
     await h.ops.cancel(plan.id);
   });
 

@@ -16,6 +16,7 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
     .option('--poll <cron>', 'node-cron schedule of the safety-net poll (setting worker.poll; default "*/30 * * * * *")')
     .option('--concurrency <n>', 'nodes run at once (setting worker.concurrency; default 4)')
     .option('--lease-ms <ms>', 'lease length of claimed nodes (setting worker.leaseMs; default 10000)')
+    .option('--llm-slots <n>', 'reflection plans served at once, one LLM call each (setting worker.llmSlots; default 1)')
     .option('--until-idle', 'exit 0 once nothing is ready, running or due for retry (questions do not count)')
     .option('--json', 'print events as JSON lines')
     .option('--quiet', 'print no progress')

@@ -18,13 +18,18 @@ const OUTLOOK =
   `MIN(CASE WHEN n.status = 'running' THEN n.lease_expires_at END) AS "nextExpiry" ` +
   `FROM nodes n WHERE n.status IN ('ready', 'running', 'awaiting_input')`;
 
-/** Reflection plans waiting for the LLM, and when the first lease on such work runs out (on the mode/status/llm_due index). */
-const LLM_OUTLOOK = `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry" FROM plans WHERE mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
+/**
+ * Reflection plans waiting for the LLM, when the first lease on such work runs out, and when the first
+ * backoff after a failed exchange ends (on the mode/status/llm_due index).
+ */
+const LLM_OUTLOOK =
+  `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry", MIN(CASE WHEN llm_not_before > NOW THEN llm_not_before END) AS "nextAllowed" ` +
+  `FROM plans WHERE mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
 
 export async function outlook(q: Queryable): Promise<Outlook> {
   type Row = { ready: number; running: number; retryPending: number; awaitingInput: number; nextDueAt: number | null; nextExpiry: number | null };
   const [row] = await q.all<Row>(OUTLOOK);
-  const [llm] = await q.all<{ work: number; nextExpiry: number | null }>(LLM_OUTLOOK);
+  const [llm] = await q.all<{ work: number; nextExpiry: number | null; nextAllowed: number | null }>(LLM_OUTLOOK);
   const out: Outlook = {
     ready: Number(row?.ready ?? 0),
     running: Number(row?.running ?? 0),
@@ -32,7 +37,7 @@ export async function outlook(q: Queryable): Promise<Outlook> {
     awaitingInput: Number(row?.awaitingInput ?? 0),
     llmWork: Number(llm?.work ?? 0),
   };
-  const times = [row?.nextDueAt, row?.nextExpiry, llm?.nextExpiry].filter((t): t is number => t !== null && t !== undefined).map(Number);
+  const times = [row?.nextDueAt, row?.nextExpiry, llm?.nextExpiry, llm?.nextAllowed].filter((t): t is number => t !== null && t !== undefined).map(Number);
   if (times.length > 0) out.nextWakeAt = new Date(Math.min(...times));
   return out;
 }
