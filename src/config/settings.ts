@@ -70,6 +70,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'reflection.maxReplans', env: 'DOTPLAN_MAX_REPLANS', kind: 'count' },
   { key: 'reflection.maxTokens', env: 'DOTPLAN_MAX_TOKENS', kind: 'count' },
   { key: 'reflection.resultChars', env: 'DOTPLAN_RESULT_CHARS', kind: 'positiveInt' },
+  { key: 'reflection.maxReplyBytes', env: 'DOTPLAN_MAX_REPLY_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
 ];

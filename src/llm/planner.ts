@@ -189,7 +189,13 @@ export class Planner {
       const value = Number(attributes[key]);
       return attributes[key] !== undefined && Number.isInteger(value) && value >= 0 ? value : this.deps.limits[key];
     };
-    return { maxRewriteAttempts: pick('maxRewriteAttempts'), maxReplans: pick('maxReplans'), maxTokens: pick('maxTokens'), resultChars: pick('resultChars') };
+    return {
+      ...this.deps.limits,
+      maxRewriteAttempts: pick('maxRewriteAttempts'),
+      maxReplans: pick('maxReplans'),
+      maxTokens: pick('maxTokens'),
+      resultChars: pick('resultChars'),
+    };
   }
 }
 
