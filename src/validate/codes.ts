@@ -38,6 +38,7 @@ export const DIAGNOSTIC_CODES = {
   REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
   PARAM_UNDECLARED: "{{params.x}} names a parameter the graph's `params` does not declare",
   WHEN_INVALID: 'an edge `when` condition that cannot be read',
+  WHEN_TOO_COMPLEX: 'an edge `when` regular expression over the limits (1,000 compiled instructions; 10 unbounded repetitions alive at once, e.g. /(.*a){11}/)',
   GRAPH_ATTRIBUTE_INVALID:
     '`mode`, `onFailure`, `review`, `onReviewTimeout` or `verify` has a value that is not allowed, or a reflection limit (`maxRewriteAttempts`, `maxReplans`, `maxTokens`, `resultChars`) is not a whole number',
   ATTRIBUTE_INVALID: "a node's `verify` or `multiple` has a value that is not allowed",
