@@ -1,4 +1,5 @@
 import { DOT_LIMITS } from '../dot/limits.js';
+import { DEFAULT_MAX_REPLY_BYTES } from '../llm/reply.js';
 import type { NotifierConfig } from '../notify/targets.js';
 
 /**
@@ -108,6 +109,8 @@ export interface Config {
      * minutes. Not a graph attribute: the model cannot shorten it. Default: '1s'. Env `DOTPLAN_LLM_RETRY_DELAY`.
      */
     retryDelay: string;
+    /** Largest reply read, in UTF-8 bytes; a larger one is refused unread (REPLY_TOO_LARGE, one refused attempt). Default: 262144 (256 KiB). Env `DOTPLAN_MAX_REPLY_BYTES`. */
+    maxReplyBytes: number;
   };
   /** How large a DOT input may be (plans, templates, `validate`, `render`); see dot/limits.ts. */
   limits: {
@@ -134,7 +137,7 @@ export function defaultConfig(): Config {
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
-    reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s' },
+    reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s', maxReplyBytes: DEFAULT_MAX_REPLY_BYTES },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },
   };
 }

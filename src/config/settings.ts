@@ -75,6 +75,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'reflection.maxTokens', env: 'DOTPLAN_MAX_TOKENS', kind: 'count' },
   { key: 'reflection.resultChars', env: 'DOTPLAN_RESULT_CHARS', kind: 'positiveInt' },
   { key: 'reflection.retryDelay', env: 'DOTPLAN_LLM_RETRY_DELAY', kind: 'duration' },
+  { key: 'reflection.maxReplyBytes', env: 'DOTPLAN_MAX_REPLY_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
 ];

@@ -5,6 +5,14 @@
  */
 export const DOT_LIMITS = { maxBytes: 64 * 1024 * 1024, maxASTNodes: 5_000_000 } as const;
 
+/**
+ * How deep `{` may nest in any DOT input (subgraphs and `{a b}` groups inside one another), counted
+ * below the graph's own braces. Not a setting: it keeps the parser and the walker, which recurse
+ * once per level, far from the end of the stack, whatever the input and whoever wrote it (a plan
+ * file, an edit, an LLM's reply, a stored revision). Real plans nest clusters a few levels deep.
+ */
+export const MAX_DOT_NESTING = 100;
+
 /** How a user raises each limit; named in the error. */
 export const LIMIT_SETTINGS = {
   bytes: 'limits.maxDotBytes (env DOTPLAN_MAX_DOT_BYTES)',

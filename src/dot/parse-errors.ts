@@ -3,8 +3,9 @@ import type { Diagnostic } from '../model/diagnostics.js';
 
 /**
  * Turns what ts-graphviz throws into one diagnostic a person can act on: DOT_SYNTAX with the line,
- * column and what was expected in plain words, or DOT_TOO_LARGE / DOT_UNDIRECTED /
- * DOT_MULTIPLE_GRAPHS when the parser tripped over one of those.
+ * column and what was expected in plain words, or DOT_TOO_LARGE / DOT_TOO_DEEP / DOT_UNDIRECTED /
+ * DOT_MULTIPLE_GRAPHS when the parser tripped over one of those. (Nested `{` is refused before
+ * parsing, see prepare.ts; the parser's own depth limits are for HTML labels and edge chains.)
  */
 interface PegExpectation {
   type: string;
@@ -35,15 +36,15 @@ export function diagnoseParseError(error: unknown, text: string, maxASTNodes: nu
   }
   if (cause instanceof RangeError || (error instanceof RangeError && /call stack/i.test(message))) {
     return {
-      code: 'DOT_TOO_LARGE',
+      code: 'DOT_TOO_DEEP',
       severity: 'error',
-      message: `the DOT text is nested too deeply to read (subgraphs or brackets inside one another, ${nestingDepth(text).toLocaleString('en')} levels deep)`,
-      fix: 'flatten the nesting: put the subgraphs side by side rather than one inside another',
+      message: 'the DOT text is nested too deeply to read',
+      fix: 'flatten the nesting: put subgraphs side by side, split long edge chains into several statements',
     };
   }
   if (/depth exceeds maximum/i.test(message)) {
     return {
-      code: 'DOT_TOO_LARGE',
+      code: 'DOT_TOO_DEEP',
       severity: 'error',
       message: message
         .replace(/ Consider .*$/, '')
@@ -132,15 +133,4 @@ function describeExpected(expected: PegExpectation[] | null | undefined): string
   }
   if (words.length <= 1) return words[0] ?? '';
   return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
-}
-
-/** The deepest nesting of `{` in the text (quoted strings and comments already blanked by prepare). */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let most = 0;
-  for (const c of text) {
-    if (c === '{') most = Math.max(most, ++depth);
-    else if (c === '}') depth--;
-  }
-  return most;
 }

@@ -1,9 +1,13 @@
+import { MAX_DOT_NESTING } from './limits.js';
+
 /**
  * A light lexical pass before ts-graphviz parses a DOT text. Graphviz allows raw line breaks inside
  * quoted strings, ts-graphviz's grammar does not; this pass puts a backslash in front of each raw
  * line break inside a quoted string (which ts-graphviz accepts) and remembers where, so that quoted
  * values can be decoded from the original text. Line and column numbers are unchanged for
- * everything outside strings. It also tells whether the text holds anything but comments.
+ * everything outside strings. It also tells whether the text holds anything but comments, and where
+ * `{` first nests deeper than the limit (braces in strings, HTML strings and comments do not count),
+ * so that a too deep input is refused before anything recursive reads it.
  */
 export interface PreparedText {
   /** The text to hand to the parser. */
@@ -14,12 +18,14 @@ export interface PreparedText {
   originalOffset(offset: number): number;
   /** Where a string, HTML string or block comment that is never closed starts (original offset). */
   unclosed?: { kind: 'string' | 'html' | 'comment'; offset: number };
+  /** Where the first `{` that nests deeper than `maxNesting` below the graph's own braces stands (original offset). */
+  tooDeep?: number;
 }
 
 type State = 'normal' | 'string' | 'html' | 'line-comment' | 'block-comment';
 const LINE_BREAKS = new Set(['\n', '\r', '\u2028', '\u2029']);
 
-export function prepareDot(source: string): PreparedText {
+export function prepareDot(source: string, maxNesting: number = MAX_DOT_NESTING): PreparedText {
   const chunks: string[] = [];
   const inserted: number[] = [];
   let start = 0;
@@ -28,6 +34,8 @@ export function prepareDot(source: string): PreparedText {
   let htmlDepth = 0;
   let hasContent = false;
   let opened = 0;
+  let depth = 0;
+  let tooDeep: number | undefined;
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
     switch (state) {
@@ -45,6 +53,11 @@ export function prepareDot(source: string): PreparedText {
         if (c === '"') {
           state = 'string';
           opened = i;
+        } else if (c === '{') {
+          // The graph's own `{` is level 0.
+          if (++depth > maxNesting + 1 && tooDeep === undefined) tooDeep = i;
+        } else if (c === '}') {
+          depth--;
         } else if (c === '<') {
           opened = i;
           state = 'html';
@@ -86,6 +99,7 @@ export function prepareDot(source: string): PreparedText {
   };
   const kind = state === 'string' ? 'string' : state === 'html' ? 'html' : state === 'block-comment' ? 'comment' : undefined;
   if (kind) prepared.unclosed = { kind, offset: opened };
+  if (tooDeep !== undefined) prepared.tooDeep = tooDeep;
   return prepared;
 }
 

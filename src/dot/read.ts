@@ -1,7 +1,7 @@
 import { parse, type DotASTNode, type GraphASTNode } from 'ts-graphviz/ast';
 import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
-import { DOT_LIMITS, LIMIT_SETTINGS } from './limits.js';
+import { DOT_LIMITS, LIMIT_SETTINGS, MAX_DOT_NESTING } from './limits.js';
 import { diagnoseParseError, undirected } from './parse-errors.js';
 import { prepareDot } from './prepare.js';
 import { walkGraph } from './walk.js';
@@ -18,8 +18,8 @@ export interface ReadDotOptions {
 /**
  * Reads one plan from DOT text (compact or pretty form) with standard DOT semantics: defaults,
  * chains, `{a b}` groups, clusters, comments, quoted ids, `strict`. Throws ValidationError with
- * DOT_EMPTY, DOT_TOO_LARGE, DOT_SYNTAX, DOT_MULTIPLE_GRAPHS or DOT_UNDIRECTED. Values are decoded
- * per the convention in `strings.ts`.
+ * DOT_EMPTY, DOT_TOO_LARGE, DOT_TOO_DEEP, DOT_SYNTAX, DOT_MULTIPLE_GRAPHS or DOT_UNDIRECTED. Values
+ * are decoded per the convention in `strings.ts`.
  */
 export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
   const fail = (diagnostic: Diagnostic): never => {
@@ -46,6 +46,7 @@ export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
       fix: 'write a plan: digraph G { a [type="function", status="pending", toolCode="echo"]; }',
     });
   }
+  if (prepared.tooDeep !== undefined) fail(tooDeep(source, prepared.tooDeep));
   let ast: DotASTNode;
   try {
     ast = parse(prepared.text, { maxASTNodes, maxInputSize: 0 });
@@ -79,11 +80,28 @@ const UNCLOSED = {
 } as const;
 
 function unclosed(source: string, at: { kind: keyof typeof UNCLOSED; offset: number }): Diagnostic {
-  const before = source.slice(0, at.offset);
-  const line = before.split('\n').length;
-  const column = at.offset - before.lastIndexOf('\n');
+  const { line, column } = place(source, at.offset);
   const [what, fix] = UNCLOSED[at.kind];
   return { code: 'DOT_SYNTAX', severity: 'error', message: `${what} starting at line ${line}, column ${column} is never closed`, line, column, fix };
+}
+
+function tooDeep(source: string, offset: number): Diagnostic {
+  const { line, column } = place(source, offset);
+  return {
+    code: 'DOT_TOO_DEEP',
+    severity: 'error',
+    message: `the "{" at line ${line}, column ${column} nests deeper than ${MAX_DOT_NESTING} levels (subgraphs or {...} groups inside one another)`,
+    line,
+    column,
+    fix: `flatten the nesting: put subgraphs side by side instead of one inside another (at most ${MAX_DOT_NESTING} levels)`,
+  };
+}
+
+/** 1-based line and column of an offset. */
+function place(source: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  for (let i = source.indexOf('\n'); i >= 0 && i < offset; i = source.indexOf('\n', i + 1)) line++;
+  return { line, column: offset - source.lastIndexOf('\n', offset - 1) };
 }
 
 function formatBytes(bytes: number): string {

@@ -167,7 +167,7 @@ export class Planner {
   async #apply(work: LlmWork, reply: string, revision: number, asOfEvent: number): Promise<ApplyReport> {
     let parsed;
     try {
-      parsed = parseReply(reply);
+      parsed = parseReply(reply, { maxBytes: this.deps.config.reflection.maxReplyBytes });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       return { applied: false, revision: null, base: null, changes: [], conflicts: [], diagnostics: error.diagnostics };
@@ -258,7 +258,13 @@ export class Planner {
       const value = Number(attributes[key]);
       return attributes[key] !== undefined && Number.isInteger(value) && value >= 0 ? value : this.deps.limits[key];
     };
-    return { maxRewriteAttempts: pick('maxRewriteAttempts'), maxReplans: pick('maxReplans'), maxTokens: pick('maxTokens'), resultChars: pick('resultChars') };
+    return {
+      ...this.deps.limits,
+      maxRewriteAttempts: pick('maxRewriteAttempts'),
+      maxReplans: pick('maxReplans'),
+      maxTokens: pick('maxTokens'),
+      resultChars: pick('resultChars'),
+    };
   }
 }
 

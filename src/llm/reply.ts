@@ -35,6 +35,14 @@ export interface ReplyParts {
 export const LOG_MARKER = '@epupdatelog@';
 export const PLAN_MARKER = '@EP@';
 
+/** The default of the setting `reflection.maxReplyBytes`: larger replies are refused unread. */
+export const DEFAULT_MAX_REPLY_BYTES = 256 * 1024;
+
+export interface ParseReplyOptions {
+  /** Largest reply read, in UTF-8 bytes (the setting `reflection.maxReplyBytes`). Default: DEFAULT_MAX_REPLY_BYTES. */
+  maxBytes?: number;
+}
+
 /**
  * Validator codes whose verdict depends on where the reply is applied, not on the plan's own shape:
  * which tools the applying process has registered (TOOL_UNKNOWN), which node types its engine runs
@@ -56,20 +64,26 @@ const OPENERS = /@epupdatelog@|@ep@/gi;
 const ID_HEADER = /\*[ \t]*id[ \t]*[=:][ \t]*/iy;
 const GRAPH_HEADER = /\*[ \t]*graph[ \t]*[=:][ \t]*/iy;
 const ID_END = /\*[ \t]*graph[ \t]*[=:]|@ep@/i;
-const FENCE_LINE = /[ \t]*(?:```|~~~)[^\n]*(?:\n|$)/y;
+const FENCE_OPEN = /[ \t]*(?:```|~~~)/y;
 const TRAILING_FENCE = /\n[ \t]*(?:```|~~~)[ \t]*$/;
 
-/** Reads a reply; throws ValidationError with one REPLY_* diagnostic (line and fix given) when it holds no usable plan. */
-export function parseReply(text: string): ParsedReply {
+/**
+ * Reads a reply; throws ValidationError with one REPLY_* diagnostic (line and fix given) when it holds no usable plan,
+ * or REPLY_TOO_LARGE, before reading anything, when it is over `maxBytes`. Time linear in the reply's length.
+ */
+export function parseReply(text: string, options: ParseReplyOptions = {}): ParsedReply {
+  const tooLarge = replyTooLarge(text, options.maxBytes ?? DEFAULT_MAX_REPLY_BYTES);
+  if (tooLarge) fail(tooLarge);
   const src = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let updateLog: string | undefined;
   let plan: { id: string | null; dot: string; dotLine: number; line: number } | undefined;
   let afterCloser = -1;
+  const lineEnd = lineEnds(src);
   OPENERS.lastIndex = 0;
   for (let match = OPENERS.exec(src); match; match = OPENERS.exec(src)) {
     const end = match.index + match[0].length;
     const isLog = match[0].toLowerCase() === LOG_MARKER;
-    if (!atLineStart(src, match.index, afterCloser) && (isLog || !headerFollows(src, end))) continue;
+    if (!atLineStart(src, match.index, afterCloser) && (isLog || !headerFollows(src, end, lineEnd))) continue;
     if (isLog) {
       const close = indexOfMarker(src, LOG_MARKER, end);
       if (close < 0) fail(logUnclosed(src, match.index));
@@ -84,6 +98,23 @@ export function parseReply(text: string): ParsedReply {
   }
   if (!plan) return fail(noPlan(src));
   return { id: plan.id, updateLog: updateLog ?? '', dot: plan.dot, dotLine: plan.dotLine };
+}
+
+/** REPLY_TOO_LARGE when the reply is over `maxBytes` UTF-8 bytes (for a caller that checks before doing anything else with it). */
+export function replyTooLarge(text: string, maxBytes: number): Diagnostic | undefined {
+  if (text.length * 3 <= maxBytes) return undefined; // fits even at three bytes per UTF-16 unit
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size <= maxBytes) return undefined;
+  return {
+    code: 'REPLY_TOO_LARGE',
+    severity: 'error',
+    message: `the reply is ${kib(size)} (${size.toLocaleString('en')} bytes), more than the limit of ${kib(maxBytes)}; it was not read`,
+    fix: 'answer with the plan only, without repeating node outputs or long texts (the engine keeps them); an operator may raise the setting reflection.maxReplyBytes (env DOTPLAN_MAX_REPLY_BYTES)',
+  };
+}
+
+function kib(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
 }
 
 /** The reply format, for prompts and tests: `parseReply(writeReply(x))` gives back `x` (a trimmed log without CR, a dot without leading space ending in one `\n`). */
@@ -127,8 +158,9 @@ function readPlan(src: string, at: number, end: number): { id: string | null; do
   let pos = end;
   for (;;) {
     pos = skipSpace(src, pos);
-    if (sticky(FENCE_LINE, src, pos) !== undefined) {
-      pos = sticky(FENCE_LINE, src, pos)!;
+    const afterFence = fenceLine(src, pos);
+    if (afterFence !== undefined) {
+      pos = afterFence;
       continue;
     }
     const idStart = sticky(ID_HEADER, src, pos);
@@ -144,7 +176,7 @@ function readPlan(src: string, at: number, end: number): { id: string | null; do
     const graphStart = sticky(GRAPH_HEADER, src, pos);
     if (graphStart !== undefined) {
       pos = skipSpace(src, graphStart);
-      const fenceEnd = sticky(FENCE_LINE, src, pos);
+      const fenceEnd = fenceLine(src, pos);
       if (fenceEnd !== undefined) pos = skipSpace(src, fenceEnd);
     }
     break;
@@ -170,15 +202,47 @@ function atLineStart(src: string, index: number, afterCloser: number): boolean {
   return i < 0 || src[i] === '\n' || src[i] === '\r' || i + 1 === afterCloser;
 }
 
-function headerFollows(src: string, end: number): boolean {
+function headerFollows(src: string, end: number, lineEnd: (pos: number) => number): boolean {
   let pos = skipSpace(src, end);
-  pos = sticky(FENCE_LINE, src, pos) ?? pos;
+  pos = fenceLine(src, pos, lineEnd) ?? pos;
   pos = skipSpace(src, pos);
   return sticky(ID_HEADER, src, pos) !== undefined || sticky(GRAPH_HEADER, src, pos) !== undefined;
 }
 
+const MARKER_SEARCH = new Map<string, RegExp>();
+
+/**
+ * The next `marker` at or after `from`, ignoring ASCII case. A search from `from` (linear overall, where lower-casing
+ * the whole reply per marker was quadratic) that leaves offsets alone: lower-casing may change the length of a text
+ * ("İ" becomes two code units), which misplaced every marker after it.
+ */
 function indexOfMarker(src: string, marker: string, from: number): number {
-  return src.toLowerCase().indexOf(marker.toLowerCase(), from);
+  let search = MARKER_SEARCH.get(marker);
+  if (!search) MARKER_SEARCH.set(marker, (search = new RegExp(marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi')));
+  search.lastIndex = from;
+  return search.exec(src)?.index ?? -1;
+}
+
+/** Past a code fence line (```dot, ~~~) that starts at `pos`, with its line break; undefined when none starts there. */
+function fenceLine(src: string, pos: number, lineEnd: (pos: number) => number = (p) => endOfLine(src, p)): number | undefined {
+  if (sticky(FENCE_OPEN, src, pos) === undefined) return undefined;
+  return Math.min(src.length, lineEnd(pos) + 1);
+}
+
+/**
+ * `endOfLine` for positions met in increasing order, each line searched once: a line holding many markers (each
+ * followed by a fence) costs its length once, not once per marker.
+ */
+function lineEnds(src: string): (pos: number) => number {
+  let from = -1;
+  let end = -1;
+  return (pos) => {
+    if (pos < from || pos > end) {
+      from = pos;
+      end = endOfLine(src, pos);
+    }
+    return end;
+  };
 }
 
 function sticky(pattern: RegExp, src: string, pos: number): number | undefined {

@@ -13,18 +13,24 @@ export type Reference =
 
 export type PathSegment = string | number;
 
-const REFERENCE = /\{\{\s*([\s\S]*?)\s*\}\}/g;
 const IDENT = /^[A-Za-z_\u0080-\uffff][\w\u0080-\uffff-]*$/u;
 
 /** The word a reference's path starts with: `params` or `nodes`, then the end, `.`, `[` or anything that cannot continue a name. */
 const REFERENCE_HEAD = /^(?:params|nodes)(?![\w\u0080-\uffff-])/u;
 
-/** Every reference (`{{params.…}}`, `{{nodes.…}}`) in a text, in order, parsed; other `{{...}}` are not references. */
+/**
+ * Every reference (`{{params.…}}`, `{{nodes.…}}`) in a text, in order, parsed; other `{{...}}` are not references.
+ * A `{{` runs to the first `}}` after it; in one pass, so that a text of N unclosed `{{` is read in linear time (a
+ * lazy regular expression looked for the end from each of them).
+ */
 export function findReferences(text: string): Reference[] {
   const out: Reference[] = [];
-  for (const match of text.matchAll(REFERENCE)) {
-    const body = match[1] ?? '';
-    if (REFERENCE_HEAD.test(body)) out.push(parseReference(body, match[0], match.index ?? 0));
+  for (let open = text.indexOf('{{'); open >= 0;) {
+    const close = text.indexOf('}}', open + 2);
+    if (close < 0) break; // no `{{` after this one is closed either
+    const body = text.slice(open + 2, close).trim();
+    if (REFERENCE_HEAD.test(body)) out.push(parseReference(body, text.slice(open, close + 2), open));
+    open = text.indexOf('{{', close + 2);
   }
   return out;
 }

@@ -8,11 +8,12 @@
  *
  * Regular expressions run on RE2 (re2js): matching takes time linear in the value, so a pattern
  * written by a person or an LLM, such as `/^(a+)+$/`, cannot hang a worker. What RE2 cannot
- * compile — backreferences, lookaround — is refused when the plan is validated.
+ * compile — backreferences, lookaround — is refused when the plan is validated, and so is a pattern
+ * over the limits of `when-limits.ts` (RE2's time is linear in the value, but times the pattern's size).
  */
 import { RE2JS } from 're2js';
 
-export type WhenCondition = { kind: 'equals'; values: string[]; negate: boolean } | { kind: 'regex'; regex: RE2JS };
+export type WhenCondition = { kind: 'equals'; values: string[]; negate: boolean } | { kind: 'regex'; regex: RE2JS; source: string };
 
 const FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, s: RE2JS.DOTALL, m: RE2JS.MULTILINE };
 
@@ -29,7 +30,7 @@ export function parseWhen(text: string): WhenParse {
       flags |= FLAGS[flag];
     }
     try {
-      return { ok: true, condition: { kind: 'regex', regex: RE2JS.compile(regex[1]!, flags) } };
+      return { ok: true, condition: { kind: 'regex', regex: RE2JS.compile(regex[1]!, flags), source: regex[1]! } };
     } catch (error) {
       const message = (error as Error).message.replace(/^error parsing regexp: /, '');
       return {

@@ -8,7 +8,8 @@ export const DIAGNOSTIC_CODES = {
   DOT_SYNTAX: 'the DOT text cannot be parsed (line and column given)',
   DOT_MULTIPLE_GRAPHS: 'more than one graph in one input',
   DOT_UNDIRECTED: 'an undirected `graph` instead of a `digraph`',
-  DOT_TOO_LARGE: 'the input is over a limit (settings limits.maxDotBytes, limits.maxDotElements), or nested too deeply to read',
+  DOT_TOO_LARGE: 'the input is over a limit (settings limits.maxDotBytes, limits.maxDotElements)',
+  DOT_TOO_DEEP: 'subgraphs or {...} groups nested more than 100 levels deep (line given), an HTML label nested too deeply, or an edge chain too long',
   // structure
   GRAPH_NO_NODES: 'warning: the plan has no nodes',
   NODE_DUPLICATE: 'two nodes with one id (hand-built graphs only)',
@@ -37,11 +38,13 @@ export const DIAGNOSTIC_CODES = {
   REFERENCE_NOT_UPSTREAM: '{{nodes.X...}} names a node that is not upstream (add an edge)',
   PARAM_UNDECLARED: "{{params.x}} names a parameter the graph's `params` does not declare",
   WHEN_INVALID: 'an edge `when` condition that cannot be read',
+  WHEN_TOO_COMPLEX: 'an edge `when` regular expression over the limits (1,000 compiled instructions; 10 unbounded repetitions alive at once, e.g. /(.*a){11}/)',
   GRAPH_ATTRIBUTE_INVALID:
     '`mode`, `onFailure`, `review`, `onReviewTimeout` or `verify` has a value that is not allowed, or a reflection limit (`maxRewriteAttempts`, `maxReplans`, `maxTokens`, `resultChars`) is not a whole number',
   ATTRIBUTE_INVALID: "a node's `verify` or `multiple` has a value that is not allowed",
   PARAMS_INVALID: "the graph's `params` declaration cannot be read",
   // LLM replies (src/llm/reply.ts, reply-rules.ts)
+  REPLY_TOO_LARGE: 'the reply is larger than the setting reflection.maxReplyBytes; refused before it is read',
   REPLY_NO_PLAN: 'the reply has no @EP@ block',
   REPLY_UNCLOSED: 'an @EP@ block is never closed',
   REPLY_TWO_PLANS: 'the reply has more than one @EP@ block',

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { parseParamDeclarations } from '../model/params.js';
 import { findReferences } from '../model/references.js';
 import { atNode, q, type Check } from './context.js';
-import { suggestFix } from './suggest.js';
+import { suggester } from './suggest.js';
 
 /** The attributes whose text may hold `{{...}}` references, resolved when the node runs. */
 export const REFERENCE_ATTRIBUTES = ['toolInput', 'toolCalls', 'question', 'task', 'payload'] as const;
@@ -15,7 +15,9 @@ export const checkReferences: Check = (ctx) => {
   const out: Diagnostic[] = [];
   const declaredParams = parseParamDeclarations(ctx.graph.attributes['params']);
   const paramNames = declaredParams.ok ? declaredParams.params.map((p) => p.name) : undefined;
-  const nodeIds = ctx.graph.nodes.map((n) => n.id);
+  const declared = new Set(paramNames);
+  const suggestParam = suggester(paramNames ?? []);
+  const suggestNode = suggester(ctx.graph.nodes.map((n) => n.id));
 
   for (const node of ctx.graph.nodes) {
     for (const attribute of REFERENCE_ATTRIBUTES) {
@@ -32,13 +34,18 @@ export const checkReferences: Check = (ctx) => {
             fix: 'write {{nodes.<id>.output}}, {{nodes.<id>.output.<path>}}, {{nodes.<id>.answer}} or {{params.<name>}}',
           });
         } else if (ref.kind === 'params') {
-          if (paramNames === undefined || paramNames.includes(ref.name)) continue;
+          if (paramNames === undefined || declared.has(ref.name)) continue;
           out.push({
             code: 'PARAM_UNDECLARED',
             severity: 'error',
-            message: `${ref.raw} in ${attribute} of node ${q(node.id)} names parameter ${q(ref.name)}, which the plan does not declare${paramNames.length ? ` (declared: ${paramNames.join(', ')})` : ' (it declares none)'}`,
+            message: `${ref.raw} in ${attribute} of node ${q(node.id)} names parameter ${q(ref.name)}, which the plan does not declare${paramNames.length ? ` (declared: ${listed(paramNames)})` : ' (it declares none)'}`,
             ...where,
-            fix: suggestFix(ref.name, paramNames, `declare it in the graph attributes: params="${[...paramNames, ref.name].join(',')}"`),
+            fix: suggestParam(
+              ref.name,
+              paramNames.length <= LISTED
+                ? `declare it in the graph attributes: params="${[...paramNames, ref.name].join(',')}"`
+                : `declare it in the graph attribute params: add ",${ref.name}"`,
+            ),
           });
         } else if (!ctx.nodes.has(ref.node)) {
           out.push({
@@ -46,7 +53,7 @@ export const checkReferences: Check = (ctx) => {
             severity: 'error',
             message: `${ref.raw} in ${attribute} of node ${q(node.id)} names node ${q(ref.node)}, which is not in the plan`,
             ...where,
-            fix: suggestFix(ref.node, nodeIds, `refer to an upstream node's id`),
+            fix: suggestNode(ref.node, `refer to an upstream node's id`),
           });
         } else if (!ctx.isUpstream(ref.node, node.id)) {
           const self = ref.node === node.id;
@@ -67,3 +74,10 @@ export const checkReferences: Check = (ctx) => {
   }
   return out;
 };
+
+/** Names listed in full in a message; a longer list is cut, so that N diagnostics do not each repeat N names. */
+const LISTED = 10;
+
+function listed(names: readonly string[]): string {
+  return names.length <= LISTED ? names.join(', ') : `${names.slice(0, LISTED).join(', ')} and ${names.length - LISTED} more`;
+}

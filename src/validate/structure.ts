@@ -1,8 +1,8 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import { STATUS_ALIASES } from '../model/status.js';
-import { NODE_STATUSES, NODE_TYPES } from '../model/types.js';
+import { NODE_STATUSES, NODE_TYPES, type GraphEdge } from '../model/types.js';
 import { atNode, q, type Check } from './context.js';
-import { suggestFix } from './suggest.js';
+import { suggestFix, suggester } from './suggest.js';
 
 /**
  * Every node is declared (has attributes, not only an edge mention), once, with a known `type` and
@@ -12,7 +12,11 @@ export const checkStructure: Check = (ctx) => {
   const out: Diagnostic[] = [];
   const { graph, options } = ctx;
   const declared = graph.nodes.filter((n) => Object.keys(n.attributes).length > 0).map((n) => n.id);
+  const suggestNode = suggester(declared);
   const seen = new Set<string>();
+  // The first edge that mentions each node, found in one pass (not one search per undeclared node).
+  const firstEdge = new Map<string, GraphEdge>();
+  for (const edge of graph.edges) for (const end of [edge.from, edge.to]) if (!firstEdge.has(end)) firstEdge.set(end, edge);
 
   if (graph.nodes.length === 0) {
     out.push({
@@ -28,14 +32,14 @@ export const checkStructure: Check = (ctx) => {
     }
     seen.add(node.id);
     if (Object.keys(node.attributes).length === 0) {
-      const edge = graph.edges.find((e) => e.from === node.id || e.to === node.id);
+      const edge = firstEdge.get(node.id);
       const mention = edge ? ` (in the edge ${q(edge.from)} -> ${q(edge.to)})` : '';
       out.push({
         code: 'NODE_UNDECLARED',
         severity: 'error',
         message: `node ${q(node.id)} is only mentioned${mention} and never declared with attributes, so it has no type or status`,
         ...atNode(node),
-        fix: suggestFix(node.id, declared, `declare it: ${node.id} [type="function", status="pending", toolCode="echo"], or correct the edge`),
+        fix: suggestNode(node.id, `declare it: ${node.id} [type="function", status="pending", toolCode="echo"], or correct the edge`),
       });
       continue;
     }
@@ -87,7 +91,7 @@ export const checkStructure: Check = (ctx) => {
         message: `the edge ${q(edge.from)} -> ${q(edge.to)} names node ${q(end)}, which is not in the plan`,
         edge: { from: edge.from, to: edge.to },
         ...(edge.location ? { line: edge.location.line, column: edge.location.column } : {}),
-        fix: suggestFix(end, declared, `add the node or remove the edge`),
+        fix: suggestNode(end, `add the node or remove the edge`),
       });
     }
   }

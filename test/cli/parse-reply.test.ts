@@ -130,6 +130,15 @@ describe('dotplan parse-reply', () => {
     expect(stderr).toMatch(/^<stdin>: error REPLY_NO_PLAN: .*Fix: wrap the plan in @EP@ markers: a line @EP@, then \*id=<plan id>/);
   });
 
+  it('refuses a reply over reflection.maxReplyBytes unread (DOTPLAN_MAX_REPLY_BYTES), and reads it under the default', async () => {
+    const reply = `@EP@\n*graph=${PLAN}\n@EP@\n${'padding '.repeat(40)}`;
+    const small = await runDotplan(['parse-reply', '-', '--json'], { env: { ...cleanEnv(), DOTPLAN_MAX_REPLY_BYTES: '200' }, input: reply });
+    expect(small.code).toBe(1);
+    expect((JSON.parse(small.stdout) as Report).diagnostics.map((d) => d.code)).toEqual(['REPLY_TOO_LARGE']);
+    const { code } = await report(reply);
+    expect(code).toBe(0);
+  });
+
   it('refuses an @EP@ block that is never closed, naming its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotplan-reply-'));
     const file = join(dir, 'reply.txt');

@@ -67,7 +67,29 @@ describe('DOT limits', () => {
     const depth = 10_000;
     const text = `digraph p {${'subgraph { '.repeat(depth)}a [type=function toolCode=echo status=pending]${' }'.repeat(depth)}}`;
     const result = validateDot(text, { tools });
-    expect(result.diagnostics).toMatchObject([{ code: 'DOT_TOO_LARGE', message: expect.stringMatching(/nested too deeply .*10,001 levels deep/) }]);
+    expect(result.diagnostics).toMatchObject([{ code: 'DOT_TOO_DEEP', line: 1, column: 1121, message: expect.stringMatching(/nests deeper than 100 levels/) }]);
     expect(result.diagnostics[0]!.message).not.toMatch(/ends too early/);
+  });
+
+  it('read subgraphs nested 100 deep and refuse 101, naming the line of the first brace too deep', () => {
+    const nested = (depth: number) =>
+      [
+        'digraph p {',
+        ...Array.from({ length: depth }, (_, i) => `subgraph cluster_${i} {`),
+        'a [type=function toolCode=echo status=pending]',
+        '}'.repeat(depth),
+        '}',
+      ].join('\n');
+    const hundred = validateDot(nested(100), { tools });
+    expect(hundred.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(hundred.graph!.clusters).toHaveLength(100);
+    expect(readDot(writeDot(hundred.graph!)).clusters).toHaveLength(100);
+    expect(validateDot(nested(101), { tools }).diagnostics).toMatchObject([{ code: 'DOT_TOO_DEEP', line: 102, column: 22 }]);
+  });
+
+  it('count no brace inside quoted strings, HTML strings and comments', () => {
+    const braces = '{'.repeat(500);
+    const text = `digraph p {\n// ${braces}\n/* ${braces} */\na [type=function toolCode=echo status=pending label=<${braces}> toolInput="${braces}"]\n}`;
+    expect(validateDot(text, { tools }).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 });

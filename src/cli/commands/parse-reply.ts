@@ -28,7 +28,7 @@ export function registerParseReplyCommand(program: Command, getContext: GetConte
       const ctx = await getContext(command);
       const source = file === '-' ? '<stdin>' : file;
       const reply = await readInput(ctx.io, file);
-      const result = check(reply, { tools: await ctx.tools(), source, ...dotLimits(ctx.config) });
+      const result = check(reply, ctx.config.reflection.maxReplyBytes, { tools: await ctx.tools(), source, ...dotLimits(ctx.config) });
       const failing = result.diagnostics.filter(failsReply);
       const valid = failing.length === 0;
       if (!valid) ctx.exitCode = 1;
@@ -78,10 +78,10 @@ interface CheckResult {
 }
 
 /** The codec, the DOT reader and the validator, in turn; the first that cannot go on ends the check. */
-function check(reply: string, options: ValidateOptions): CheckResult {
+function check(reply: string, maxReplyBytes: number, options: ValidateOptions): CheckResult {
   let parsed: ParsedReply;
   try {
-    parsed = parseReply(reply);
+    parsed = parseReply(reply, { maxBytes: maxReplyBytes });
   } catch (error) {
     if (error instanceof ValidationError) return { diagnostics: error.diagnostics };
     throw error;
