@@ -8,6 +8,7 @@ import type { ToolCatalogue } from '../tools/types.js';
 import type { Judge } from '../execute/verify.js';
 import type { Planner } from '../llm/planner.js';
 import { FinishBatcher } from './finish-batcher.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { LlmSlot } from './llm-slot.js';
 import { Attention, type Notice } from './attention.js';
 import { Poller } from './poller.js';
@@ -89,6 +90,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly poller: Poller;
   private unsubscribe: (() => void) | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Renews the leases of the nodes it runs, off the main thread (src/worker/lease-keeper.ts). */
+  private readonly leases: LeaseKeeper;
   private dueTimer: NodeJS.Timeout | undefined;
   private lastExpiry = 0;
   /** The last claim took all it could: more ready work may be waiting. */
@@ -115,6 +118,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     });
     this.poller = new Poller({ cron: options.poll, tick: () => this.tick(), onError: (e) => this.emit('worker:error', e) });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
+    this.leases = new LeaseKeeper({
+      target: options.store.target,
+      queue: options.store.queue,
+      owner: this.owner,
+      leaseMs: options.leaseMs,
+      onLost: (tokens) => tokens.forEach((token) => this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'))),
+      onError: (error) => this.emit('worker:error', error),
+    });
     this.toolLogs = new ToolLogs({ events: options.store.events, owner: this.owner, sink: options.log, onError: (e) => this.emit('worker:error', e) });
     this.attention = new Attention(options.store, {
       remindEveryMs: options.remindEveryMs ?? 3_600_000,
@@ -139,6 +150,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.unsubscribe = events.onWake((event) => (event.reason !== 'finished' || this.quiet()) && this.poller.wake());
     // Other processes' wake-ups reach this one once it listens: look again then.
     void events.listening.then(() => this.poller.wake());
+    this.leases.start();
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     this.poller.start();
     return this;
@@ -147,6 +159,16 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Cuts the wait for the next poll short. */
   wake(): void {
     this.poller.wake();
+  }
+
+  /**
+   * Resolves once the leases of the nodes it runs are renewed by a thread of their own (`'thread'`,
+   * with its own database connection: a long synchronous piece of work on the main thread cannot
+   * make them expire), or by the main thread when no such thread can open the database
+   * (`'main thread'`; e.g. a store that is not SQLite or PostgreSQL). Until then the main thread renews.
+   */
+  get leaseRenewal(): Promise<'thread' | 'main thread' | 'stopped'> {
+    return this.leases.started;
   }
 
   /** How many nodes it runs right now. */
@@ -170,6 +192,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
       clearInterval(this.renewTimer);
+      await this.leases.stop();
     })();
     return this.stopped;
   }
@@ -258,6 +281,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private launch(claim: ClaimedNode): void {
     const controller = new AbortController();
     this.inflight.set(claim.token, { claim, controller });
+    this.leases.hold(claim.token);
     void (async () => {
       try {
         const result = await runClaim(claim, controller.signal, {
@@ -271,6 +295,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
         this.inflight.delete(claim.token);
+        this.leases.release(claim.token);
         const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
         const outcome = await written;
@@ -282,23 +307,15 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       } catch (error) {
         this.emit('worker:error', error);
       } finally {
+        this.leases.release(claim.token);
         if (this.inflight.delete(claim.token)) this.poller.wake();
       }
     })();
   }
 
+  /** The LLM slot's lease (the nodes' leases are the lease keeper's). */
   private async renewLeases(): Promise<void> {
     await this.llm?.renew().catch((error: unknown) => this.emit('worker:error', error));
-    if (this.inflight.size === 0) return;
-    const tokens = [...this.inflight.keys()];
-    try {
-      const renewed = new Set(await this.options.store.queue.renew(this.owner, tokens, this.options.leaseMs));
-      for (const token of tokens) {
-        if (!renewed.has(token)) this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'));
-      }
-    } catch (error) {
-      this.emit('worker:error', error);
-    }
   }
 
   /**
