@@ -30,6 +30,7 @@ dl.summary dd{margin:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 .more{color:#64748b;font-style:italic;font-family:system-ui,sans-serif}
 .none{color:#64748b;font-style:italic}
+.note{color:#78350f;background:#fef3c7;border-left:3px solid #d97706;padding:.25rem .5rem}
 .label{font-weight:600;font-family:system-ui,sans-serif}
 .badge{display:inline-block;border:1px solid #94a3b8;border-radius:999px;padding:0 .5rem;font-size:.8rem;white-space:nowrap}
 .graph{overflow:auto;border:1px solid #e2e8f0;border-radius:4px;padding:.5rem;text-align:center}

@@ -7,25 +7,30 @@
  */
 import type { PlanGraph } from '../model/types.js';
 import { NODE_STATUSES } from '../model/types.js';
-import { renderSvg } from '../render/index.js';
+import { drawPlan } from '../render/index.js';
 import { REPORT_CSS } from './html-style.js';
 import { cut, formatAttempts, formatMs, formatTime, moreNote, planDuration, wholeValues } from './text.js';
 import type { RunReport } from './types.js';
 import { plural } from '../model/plural.js';
 
-/** The page, with `graph` (the plan with its live state: `Dotplan.liveGraph`) drawn in it. */
+/**
+ * The page, with `graph` (the plan with its live state: `Dotplan.liveGraph`) drawn in it; a plan too
+ * large to draw, or one Graphviz fails on, is shown as the drawing's note says (counts by status, or
+ * no picture), and the rest of the report is the same.
+ */
 export async function reportHtml(report: RunReport, graph: PlanGraph): Promise<string> {
-  return reportPage(report, inlineSvg(await renderSvg(graph, { legend: false })));
+  const drawing = await drawPlan(graph, { legend: false });
+  return reportPage(report, inlineSvg(drawing.svg), drawing.note);
 }
 
-/** The page around an SVG drawing already made (inline SVG markup, trusted). */
-export function reportPage(report: RunReport, svg: string): string {
+/** The page around an SVG drawing already made (inline SVG markup, trusted), with the drawing's note if it has one. */
+export function reportPage(report: RunReport, svg: string, note?: string): string {
   const { plan } = report;
   const title = `Run report: ${plan.title}`;
   const body = [
     `<h1>${esc(title)}</h1>`,
     summary(report),
-    `<section id="graph"><h2>Plan</h2><div class="graph">${svg}</div>${legend(report)}</section>`,
+    `<section id="graph"><h2>Plan</h2>${note !== undefined ? `<p class="note">${esc(capitalised(note))}.</p>` : ''}<div class="graph">${svg}</div>${legend(report)}</section>`,
     review(report),
     plan.result !== undefined ? `<section id="result"><h2>Final answer</h2><pre>${esc(plan.result)}</pre></section>` : '',
     plan.error !== undefined ? `<section id="error"><h2>Error</h2><pre>${esc(plan.error)}</pre></section>` : '',
@@ -194,6 +199,10 @@ function shown(value: string, command: string): string {
   if (more === 0) return esc(text);
   const note = esc(moreNote(more, command)).replace(/`([^`]*)`/g, '<code>$1</code>');
   return `${esc(text)} <span class="more">${note}</span>`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Text as HTML: the five characters that markup reads escaped. */

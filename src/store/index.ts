@@ -44,6 +44,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let closed = false;
   return {
     backend: db.dialect,
+    target,
     plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
     queue: new SqlWorkQueue(db, writer),
     events: new SqlEventFeed(db, wakes),

@@ -1,5 +1,6 @@
 import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
+import type { DatabaseTarget } from './connect.js';
 import type { Revised } from '../engine/revise.js';
 import type { AttemptResult, NodeState, OutEdge, PlanState, Snapshot, Step } from '../engine/index.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
@@ -356,6 +357,8 @@ export interface EventFeed {
 /** Storage: plans and revisions, the work queue, the event feed — on SQLite or PostgreSQL. */
 export interface Store {
   readonly backend: Backend;
+  /** Where the data lives, for another connection to the same database (a worker's lease thread). */
+  readonly target?: DatabaseTarget;
   readonly plans: PlanStore;
   readonly queue: WorkQueue;
   readonly events: EventFeed;

@@ -10,6 +10,7 @@ import type { Planner } from '../llm/planner.js';
 import { reconnectDelay } from '../store/unreachable.js';
 import { DatabaseHealth } from './db-health.js';
 import { FinishBatcher } from './finish-batcher.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { LlmSlot } from './llm-slot.js';
 import { Attention, type Notice } from './attention.js';
 import { Poller } from './poller.js';
@@ -101,6 +102,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly poller: Poller;
   private unsubscribe: (() => void) | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Renews the leases of the nodes it runs, off the main thread (src/worker/lease-keeper.ts). */
+  private readonly leases: LeaseKeeper;
   private dueTimer: NodeJS.Timeout | undefined;
   private lastExpiry = 0;
   /** The last claim took all it could: more ready work may be waiting. */
@@ -139,6 +142,15 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       onError: (error, failures) => (this.health.failed(error) ? reconnectDelay(failures) : void this.emit('worker:error', error)),
     });
     this.idle = new Promise((resolve) => (this.idleResolve = resolve));
+    this.leases = new LeaseKeeper({
+      target: options.store.target,
+      queue: options.store.queue,
+      owner: this.owner,
+      leaseMs: options.leaseMs,
+      onLost: (tokens) => tokens.forEach((token) => this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'))),
+      // A renewal that could not reach the database is made again, here, before expired leases are looked for.
+      onError: (error) => (this.health.failed(error) ? void (this.renewDue = true) : void this.emit('worker:error', error)),
+    });
     this.toolLogs = new ToolLogs({ events: options.store.events, owner: this.owner, sink: options.log, onError: (e) => this.report(e) });
     this.attention = new Attention(options.store, {
       remindEveryMs: options.remindEveryMs ?? 3_600_000,
@@ -164,6 +176,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.unsubscribe = events.onWake((event) => (event.reason !== 'finished' || this.quiet()) && this.poller.wake());
     // Other processes' wake-ups reach this one once it listens: look again then.
     void events.listening.then(() => this.poller.wake());
+    this.leases.start();
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     this.poller.start();
     return this;
@@ -177,6 +190,16 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Cuts the wait for the next poll short. */
   wake(): void {
     this.poller.wake();
+  }
+
+  /**
+   * Resolves once the leases of the nodes it runs are renewed by a thread of their own (`'thread'`,
+   * with its own database connection: a long synchronous piece of work on the main thread cannot
+   * make them expire), or by the main thread when no such thread can open the database
+   * (`'main thread'`; e.g. a store that is not SQLite or PostgreSQL). Until then the main thread renews.
+   */
+  get leaseRenewal(): Promise<'thread' | 'main thread' | 'stopped'> {
+    return this.leases.started;
   }
 
   /** How many nodes it runs right now. */
@@ -200,6 +223,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
       clearInterval(this.renewTimer);
+      await this.leases.stop();
     })();
     return this.stopped;
   }
@@ -292,6 +316,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private launch(claim: ClaimedNode): void {
     const controller = new AbortController();
     this.inflight.set(claim.token, { claim, controller });
+    this.leases.hold(claim.token);
     void (async () => {
       try {
         const result = await runClaim(claim, controller.signal, {
@@ -304,7 +329,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
-        this.inflight.delete(claim.token);
+        this.inflight.delete(claim.token); // its lease is kept (lease keeper) until the result is written
         const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
         const outcome = await written;
@@ -316,23 +341,24 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       } catch (error) {
         this.report(error);
       } finally {
+        this.leases.release(claim.token);
         if (this.inflight.delete(claim.token)) this.poller.wake();
       }
     })();
   }
 
-  /** Renews the leases of the nodes it runs and of those whose results wait to be written. */
+  /**
+   * The LLM slot's lease; the nodes' leases are the lease keeper's (its own thread). After the
+   * database was unreachable, this worker's leases (of nodes running and of results waiting to be
+   * written) are renewed here too, before it looks for expired ones.
+   */
   private async renewLeases(): Promise<void> {
     await this.llm?.renew().catch((error: unknown) => this.report(error));
-    const tokens = [...this.inflight.keys(), ...this.finisher.tokens];
-    if (tokens.length === 0) return void (this.renewDue = false);
+    if (!this.renewDue) return;
     try {
-      const renewed = new Set(await this.options.store.queue.renew(this.owner, tokens, this.options.leaseMs));
+      await this.leases.renewNow();
       this.renewDue = false;
       this.health.reached();
-      for (const token of tokens) {
-        if (!renewed.has(token)) this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'));
-      }
     } catch (error) {
       this.renewDue = this.health.failed(error);
       if (!this.renewDue) this.emit('worker:error', error);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../../errors/errors.js';
 import { renderText } from '../../operations/views.js';
+import { drawingNote } from '../../render/index.js';
 import { readInput, writeOutput } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -24,6 +25,9 @@ export function registerRenderCommand(program: Command, getContext: GetContext):
         opts.plan !== undefined
           ? await (await ctx.dotplan()).render({ planId: opts.plan }, { format: opts.format })
           : await renderText({ tools: await ctx.tools(), config: ctx.config }, await readInput(ctx.io, file!), file === '-' ? '<stdin>' : file!, opts.format);
+      // A plan too large to draw, or one Graphviz failed on: say what was drawn instead.
+      const note = opts.format === 'svg' ? drawingNote(text) : undefined;
+      if (note !== undefined) ctx.io.err(`note: ${note}`);
       if (opts.output) await writeOutput(ctx.io, opts.output, text);
       else ctx.io.out(text);
     });

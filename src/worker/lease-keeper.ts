@@ -1,0 +1,160 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker as Thread } from 'node:worker_threads';
+import type { DatabaseTarget } from '../store/connect.js';
+import type { WorkQueue } from '../store/types.js';
+import type { FromLeaseThread, LeaseThreadData, ToLeaseThread } from './lease-messages.js';
+
+export interface LeaseKeeperOptions {
+  /** Where the store's data lives; without it (a store of another kind) leases are renewed on the main thread. */
+  target: DatabaseTarget | undefined;
+  /** Renews on the main thread when the lease thread cannot be used. */
+  queue: WorkQueue;
+  owner: string;
+  leaseMs: number;
+  /** These leases were lost: abort their attempts. */
+  onLost: (tokens: string[]) => void;
+  onError: (error: unknown) => void;
+}
+
+/** How the lease thread is renewing: on its own thread, or (when that is not possible) on the main thread. */
+export type LeaseKeeping = 'starting' | 'thread' | 'main thread' | 'stopped';
+
+/**
+ * Keeps the leases of the nodes a worker runs: a `worker_threads` thread (`lease-thread.ts`) with
+ * its own database connection renews them every third of the lease, whatever the main thread is
+ * busy with; the main thread says which it holds (`hold` when a node is claimed, `release` when its
+ * result is written or its attempt ends otherwise) and hears which were lost. When no thread can open the database (an in-memory
+ * SQLite database, a store of another kind), the main thread renews them on its own timer instead,
+ * with the same statement.
+ */
+export class LeaseKeeper {
+  readonly #held = new Set<string>();
+  readonly #everyMs: number;
+  #thread: Thread | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped: Promise<void> | undefined;
+  #mode: LeaseKeeping = 'starting';
+  /** Resolves once the thread renews, or the main thread took over. */
+  readonly started: Promise<Exclude<LeaseKeeping, 'starting'>>;
+  #startedResolve!: (mode: Exclude<LeaseKeeping, 'starting'>) => void;
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.#everyMs = Math.max(50, Math.floor(options.leaseMs / 3));
+    this.started = new Promise((resolve) => (this.#startedResolve = resolve));
+  }
+
+  /** Who renews now. */
+  get mode(): LeaseKeeping {
+    return this.#mode;
+  }
+
+  start(): this {
+    const { target, owner, leaseMs } = this.options;
+    // Until the thread has its connection (a moment; longer from the TypeScript sources), the main thread renews.
+    this.#timer = setInterval(() => void this.#renewHere(), this.#everyMs);
+    if (!target) return (this.#onMainThread(), this);
+    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs };
+    try {
+      this.#thread = newThread(data);
+    } catch (error) {
+      this.options.onError(error);
+      return (this.#onMainThread(), this);
+    }
+    this.#thread.unref();
+    this.#thread.on('message', (message: FromLeaseThread) => this.#heard(message));
+    this.#thread.on('error', (error) => {
+      this.options.onError(error);
+      this.#thread = undefined;
+      this.#onMainThread();
+    });
+    for (const token of this.#held) this.#tell({ hold: token });
+    return this;
+  }
+
+  /** A node was claimed by this worker: keep its lease. */
+  hold(token: string): void {
+    this.#held.add(token);
+    this.#tell({ hold: token });
+  }
+
+  /** The node's result was written (or its attempt ended otherwise): its lease is no longer renewed. */
+  release(token: string): void {
+    if (this.#held.delete(token)) this.#tell({ release: token });
+  }
+
+  /** Stops renewing and closes the thread's connection. */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      clearInterval(this.#timer);
+      const thread = this.#thread;
+      this.#mode = 'stopped';
+      this.#startedResolve('stopped');
+      if (!thread) return;
+      const done = new Promise<void>((resolve) => {
+        thread.on('message', (message: FromLeaseThread) => 'stopped' in message && resolve());
+        thread.once('exit', () => resolve());
+      });
+      thread.postMessage({ stop: true } satisfies ToLeaseThread);
+      await done;
+      await thread.terminate();
+      this.#thread = undefined;
+    })();
+    return this.#stopped;
+  }
+
+  #tell(message: ToLeaseThread): void {
+    if (this.#mode !== 'main thread') this.#thread?.postMessage(message);
+  }
+
+  #heard(message: FromLeaseThread): void {
+    if ('ready' in message) {
+      if (this.#mode !== 'starting') return;
+      this.#mode = 'thread';
+      this.#startedResolve('thread');
+    } else if ('lost' in message) {
+      const lost = message.lost.filter((t) => this.#held.delete(t));
+      if (lost.length > 0) this.options.onLost(lost);
+    } else if ('error' in message) {
+      // Rebuilt with its code, so that the worker tells an unreachable database from other failures.
+      this.options.onError(Object.assign(new Error(`renewing leases failed: ${message.error}`), message.code === undefined ? {} : { code: message.code }));
+    } else if ('unavailable' in message) {
+      this.#thread = undefined;
+      this.#onMainThread();
+    }
+  }
+
+  /** The fallback: renewals on the main thread's timer, for good. */
+  #onMainThread(): void {
+    if (this.#stopped) return;
+    this.#mode = 'main thread';
+    this.#startedResolve('main thread');
+  }
+
+  /** A renewal on the main thread, while the thread starts or when it cannot be used. */
+  async #renewHere(): Promise<void> {
+    if (this.#mode === 'thread' || this.#mode === 'stopped') return;
+    await this.renewNow().catch((error: unknown) => this.options.onError(error));
+  }
+
+  /** Renews every lease held now, on the calling thread (after an outage, say); throws what the database threw. */
+  async renewNow(): Promise<void> {
+    const tokens = [...this.#held];
+    if (tokens.length === 0) return;
+    const renewed = new Set(await this.options.queue.renew(this.options.owner, tokens, this.options.leaseMs));
+    const lost = tokens.filter((t) => !renewed.has(t) && this.#held.delete(t));
+    if (lost.length > 0) this.options.onLost(lost);
+  }
+}
+
+/**
+ * The thread: the compiled module beside this file, or — when this file runs from the TypeScript
+ * sources (the tests) — the source module loaded through tsx by a one-line bootstrap.
+ */
+function newThread(data: LeaseThreadData): Thread {
+  const compiled = new URL('./lease-thread.js', import.meta.url);
+  if (!import.meta.url.endsWith('.ts') || existsSync(fileURLToPath(compiled))) return new Thread(compiled, { workerData: data });
+  const source = new URL('./lease-thread.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) => tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}))`;
+  return new Thread(bootstrap, { eval: true, workerData: data });
+}

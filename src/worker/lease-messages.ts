@@ -1,0 +1,35 @@
+import type { DatabaseTarget } from '../store/connect.js';
+
+/**
+ * What the lease thread and the worker's main thread tell each other. The main thread says which
+ * leases it holds (a node claimed, a node finished); the thread renews them on its own timer, with
+ * its own database connection, and says which it found lost.
+ */
+export interface LeaseThreadData {
+  /** The database the worker's store uses; the thread opens its own connection to it. */
+  target: DatabaseTarget;
+  /** The worker's name as lease owner. */
+  owner: string;
+  /** How long a renewal extends a lease. */
+  leaseMs: number;
+  /** How often the held leases are renewed. */
+  everyMs: number;
+}
+
+/** Main thread → lease thread. */
+export type ToLeaseThread = { hold: string } | { release: string } | { stop: true };
+
+/** Lease thread → main thread. */
+export type FromLeaseThread =
+  /** The connection is open; renewals run. */
+  | { ready: true }
+  /** The connection could not be opened: the main thread renews by itself. */
+  | { unavailable: string }
+  /** These leases were not renewed: the nodes are no longer this worker's. */
+  | { lost: string[] }
+  /** A renewal failed (the first of a run of failures; the next success ends the run). */
+  | { error: string; code?: string }
+  /** Renewals succeed again after failing. */
+  | { recovered: true }
+  /** Stopped, connection closed. */
+  | { stopped: true };

@@ -1,0 +1,92 @@
+/**
+ * The lease thread (a `worker_threads` thread started by `LeaseKeeper`): renews the leases of the
+ * nodes its worker runs, on its own timer and its own database connection, so that a long
+ * synchronous piece of work on the worker's event loop (a big rewrite, a `when` pattern over a big
+ * output) cannot make them expire. The renewal statement is the store's (`renewLeases`).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Db } from '../store/sql/executor.js';
+import { renewLeases } from '../store/sql/leases.js';
+import type { FromLeaseThread, LeaseThreadData, ToLeaseThread } from './lease-messages.js';
+
+const data = workerData as LeaseThreadData;
+const port = parentPort!;
+const held = new Set<string>();
+let failing = false;
+let renewing: Promise<void> | undefined;
+
+function post(message: FromLeaseThread): void {
+  port.postMessage(message);
+}
+
+/** Its own connection: a better-sqlite3 handle on the same file, or a one-connection pg pool. */
+async function open(): Promise<Db> {
+  const { target, leaseMs } = data;
+  if (target.kind === 'sqlite') {
+    const [{ default: Database }, { SqliteDb }] = await Promise.all([import('better-sqlite3'), import('../store/sql/sqlite-db.js')]);
+    const handle = new Database(target.file, { fileMustExist: true, timeout: Math.max(100, Math.floor(leaseMs / 3)) });
+    return new SqliteDb(handle, target.file, async () => void handle.close());
+  }
+  const [{ default: pg }, { PostgresDb }] = await Promise.all([import('pg'), import('../store/sql/postgres-db.js')]);
+  const pool = new pg.Pool({ connectionString: target.url, max: 1, connectionTimeoutMillis: Math.max(1000, leaseMs), options: '-c jit=off' });
+  pool.on('error', () => undefined); // a dropped idle connection: the pool opens another at the next renewal
+  (await pool.connect()).release();
+  return new PostgresDb(pool, () => pool.end());
+}
+
+async function renew(db: Db): Promise<void> {
+  const tokens = [...held];
+  if (tokens.length === 0) return;
+  try {
+    const renewed = new Set(await renewLeases(db, data.owner, tokens, data.leaseMs));
+    // A token released meanwhile is no loss: the node finished.
+    const lost = tokens.filter((t) => !renewed.has(t) && held.delete(t));
+    if (lost.length > 0) post({ lost });
+    if (failing) post({ recovered: true });
+    failing = false;
+  } catch (error) {
+    if (!failing) post(describe(error));
+    failing = true;
+  }
+}
+
+/** What the main thread needs of an error to tell an unreachable database from other failures: its message and code. */
+function describe(error: unknown): FromLeaseThread {
+  const code = (error as { code?: unknown } | null)?.code;
+  return { error: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
+}
+
+async function main(): Promise<void> {
+  // Listening from the start: what the main thread says while the connection opens is kept.
+  const stopping: { stop?: () => void; asked?: boolean } = {};
+  port.on('message', (message: ToLeaseThread) => {
+    if ('hold' in message) held.add(message.hold);
+    else if ('release' in message) held.delete(message.release);
+    else if (stopping.stop) stopping.stop();
+    else stopping.asked = true;
+  });
+  let db: Db;
+  try {
+    db = await open();
+  } catch (error) {
+    post({ unavailable: error instanceof Error ? error.message : String(error) });
+    port.close();
+    return;
+  }
+  const timer = setInterval(() => {
+    renewing ??= renew(db).finally(() => (renewing = undefined));
+  }, data.everyMs);
+  stopping.stop = () => {
+    clearInterval(timer);
+    void (async () => {
+      await renewing;
+      await db.close().catch(() => undefined);
+      post({ stopped: true });
+      port.close();
+    })();
+  };
+  post({ ready: true });
+  if (stopping.asked) stopping.stop();
+}
+
+void main();
