@@ -11,9 +11,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDotplan } from '../../src/operations/open.js';
 import { openStore } from '../../src/store/index.js';
+import { DATABASE_FOLDERS } from './suites.js';
 
-const WHERE =
-  /test\/support\/no-database\.test\.ts .*is a unit suite.*test\/integration, test\/store, test\/cli, test\/report, test\/api, or is named \*\.db\.test\.ts/;
+const WHERE = new RegExp(`test/support/no-database\\.test\\.ts .*is a unit suite.*${DATABASE_FOLDERS.join(', ')}, or is named \\*\\.db\\.test\\.ts`);
 
 describe('a unit suite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-unit-'));
