@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import type { AttemptResult } from '../../src/engine/attempts.js';
 import { retry } from '../../src/engine/commands.js';
+import { InvalidInputError } from '../../src/errors/errors.js';
 import type { Attributes, PlanGraph } from '../../src/model/types.js';
 import type { AttemptReport, ClaimedNode, FinishOptions, FinishOutcome, Store } from '../../src/store/types.js';
 import { graphOf } from './fixtures.js';
@@ -60,20 +61,32 @@ export type Finish = (reports: readonly AttemptReport[], options: FinishOptions)
 /**
  * Runs the plan to its end with one worker that finishes each node alone, using `finish`; with
  * `plan.retry`, an operator then retries each failed node (which succeeds from then on) and the
- * plan runs to its end again.
+ * plan runs to its end again. A failed node whose parent runs again waits for it (edges hold for
+ * every driver: its retry is refused until then), so it is retried in a later round.
  */
 export async function drive(store: Store, planId: string, plan: RandomPlan, finish: Finish): Promise<void> {
   const retried = new Set<string>();
   await runToEnd(store, planId, plan, finish, retried);
   if (!plan.retry) return;
-  for (const node of await store.plans.nodes(planId)) {
-    if (node.status !== 'failed') continue;
-    retried.add(node.id);
-    await store.plans.change(planId, { nodes: [node.id], candidates: true }, (snapshot, candidates) =>
-      retry(snapshot, node.id, { driver: 'operator', name: 'ops' }, 'retried', candidates),
-    );
+  for (let round = 0; round < 50; round++) {
+    let any = false;
+    for (const node of await store.plans.nodes(planId)) {
+      if (node.status !== 'failed' || retried.has(node.id)) continue;
+      try {
+        await store.plans.change(planId, { nodes: [node.id], candidates: true }, (snapshot, candidates) =>
+          retry(snapshot, node.id, { driver: 'operator', name: 'ops' }, 'retried', candidates),
+        );
+      } catch (error) {
+        if (error instanceof InvalidInputError && /cannot be ready yet/.test(error.message)) continue;
+        throw error;
+      }
+      retried.add(node.id);
+      any = true;
+    }
+    if (!any) return;
+    await runToEnd(store, planId, plan, finish, retried);
   }
-  await runToEnd(store, planId, plan, finish, retried);
+  throw new Error('the retries did not end');
 }
 
 async function runToEnd(store: Store, planId: string, plan: RandomPlan, finish: Finish, retried: ReadonlySet<string>): Promise<void> {
@@ -82,7 +95,15 @@ async function runToEnd(store: Store, planId: string, plan: RandomPlan, finish: 
   for (let guard = 0; guard < 200; guard++) {
     if (queue.length === 0) queue = (await store.queue.claim({ ...options, limit: 1 })).filter((c) => c.planId === planId);
     const claim = queue.shift();
-    if (!claim) return;
+    if (!claim) {
+      // Nothing left to claim: the plan must have ended (a plan left running would leave ready nodes behind for the next one).
+      const { status } = await store.plans.get(planId);
+      if (status === 'running')
+        throw new Error(
+          `plan ${planId} is still running with nothing to claim: ${JSON.stringify((await store.plans.nodes(planId)).map((n) => [n.id, n.status]))}`,
+        );
+      return;
+    }
     const outcome = retried.has(claim.nodeId) ? 'yes' : plan.outcomes[claim.nodeId]!;
     const { results, claimed } = await finish([{ claim, result: resultOf(outcome, claim.attempts), jitter: 0.5 }], {
       ...options,
