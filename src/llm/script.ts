@@ -22,6 +22,8 @@ export interface ScriptedReply {
   rawUsage?: unknown;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** With `status` (429, 503): the `Retry-After` header sent, in seconds. */
+  retryAfter?: number;
   /** Stays usable after it answered. */
   repeat?: boolean;
 }
@@ -32,7 +34,7 @@ export interface Script {
   replies: ScriptedReply[];
 }
 
-const REPLY_KEYS = ['match', 'content', 'json', 'status', 'usage', 'rawUsage', 'delayMs', 'repeat'] as const;
+const REPLY_KEYS = ['match', 'content', 'json', 'status', 'usage', 'rawUsage', 'delayMs', 'retryAfter', 'repeat'] as const;
 
 /** Reads and checks a script file; a file that cannot be read, is not JSON or is not a valid script is an InvalidInputError naming it. */
 export async function loadScript(path: string): Promise<Script> {
@@ -76,7 +78,7 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   for (const key of Object.keys(entry)) {
     if (!(REPLY_KEYS as readonly string[]).includes(key)) fail(`"${key}" is not a reply key`, `use ${REPLY_KEYS.join(', ')}`);
   }
-  const { match, content, json, status, usage, rawUsage, delayMs, repeat } = entry;
+  const { match, content, json, status, usage, rawUsage, delayMs, retryAfter, repeat } = entry;
   if (match !== undefined) {
     if (typeof match !== 'string') fail('"match" must be a string', 'give a regular expression as a JSON string');
     try {
@@ -100,6 +102,8 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   if (usage !== undefined && rawUsage !== undefined)
     fail('"usage" and "rawUsage" cannot both be given', 'keep "usage" for counts, "rawUsage" for a broken endpoint');
   if (delayMs !== undefined && !isCount(delayMs)) fail('"delayMs" must be a whole number of at least 0', 'give the delay in milliseconds');
+  if (retryAfter !== undefined && (!isCount(retryAfter) || status === undefined))
+    fail('"retryAfter" must be a whole number of seconds, with "status"', 'give "status": 429 and the seconds to wait');
   if (repeat !== undefined && typeof repeat !== 'boolean') fail('"repeat" must be true or false', 'write "repeat": true');
   return entry;
 }

@@ -96,6 +96,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       answered = true;
       if (res.destroyed) return;
       if (reply.status !== undefined) {
+        if (reply.retryAfter !== undefined) res.setHeader('retry-after', String(reply.retryAfter));
         return sendError(
           res,
           reply.status,
