@@ -66,7 +66,9 @@ describe('retries and timeouts', () => {
       [4, 5],
     ] as const) {
       const due = at(failed) + delay(failed);
-      expect(at(claimed)).toBeGreaterThanOrEqual(due - 5);
+      // The failure's event is stamped when its write commits, a little after the delay began (up to
+      // tens of ms on a loaded machine): not earlier than that, and far from the 100 ms minimum wait.
+      expect(at(claimed)).toBeGreaterThanOrEqual(due - 50);
       expect(at(claimed) - due).toBeLessThan(1_000);
     }
   });

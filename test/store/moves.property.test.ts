@@ -392,7 +392,8 @@ describe(`the state machine under random moves (${testBackend()})`, () => {
     expect(played).toBeGreaterThan(300);
     // A retry by hand lands only on a failed node (or one whose parents have finished in a paused plan): rare here, so not counted.
     for (const kind of EDITS) if (kind !== 'early' && kind !== 'retry') expect(edits.get(kind) ?? 0, `${kind} edits applied`).toBeGreaterThan(2);
-    expect(earlyRefused, 'edits that mark a node ready before its parents finished').toBeGreaterThan(2);
+    // Random: how many plans have a node with an unfinished parent when an 'early' edit comes varies (1 was seen in 60 runs).
+    expect(earlyRefused, 'edits that mark a node ready before its parents finished').toBeGreaterThan(0);
   }, 300_000); // ~6 s on an idle 2-core machine, up to 50 s on a loaded one
 });
 
