@@ -17,7 +17,9 @@ export type AttemptResult =
   /** The worker is shutting down: back to ready, the attempt does not count. */
   | { kind: 'released' }
   /** A confirm node asked its question (resolved from its references) and waits for a person. */
-  | { kind: 'asked'; question?: string };
+  | { kind: 'asked'; question?: string }
+  /** An agent node started its child plan and waits on it, written by the child's starter (src/store/tree/): nothing to finish here. */
+  | { kind: 'delegated'; childPlanId: string };
 
 export interface AttemptEnd {
   node: string;
@@ -75,6 +77,8 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
         b.move(id, 'awaiting_input', worker, 'waiting for an answer', attributes ? { attributes } : {});
         break;
       }
+      case 'delegated':
+        break;
     }
   }
   propagate(b, changed);

@@ -1,3 +1,4 @@
+import type { ChildStarter } from '../kinds/agent-child.js';
 import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
 import type { Judge } from '../execute/verify.js';
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   llmSlots?: number;
   /** Judges the outputs of nodes with verify="llm". */
   judge?: Judge;
+  /** Starts agent nodes' child plans (`dotplan.worker()` passes the application's agents); without it agent nodes fail. */
+  children?: ChildStarter;
   /** Notices of questions and reviews (first, then every interval): emitted as `notice` events. Default interval 1 h. */
   remindEveryMs?: number;
   /** Where the tools' `ctx.log` lines go; default: `log` events in the audit log. */

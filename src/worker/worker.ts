@@ -259,11 +259,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           retryDefaults: this.options.retryDefaults,
           log: (entry) => this.toolLogs.log(entry),
           ...(this.options.judge ? { judge: this.options.judge } : {}),
+          ...(this.options.children ? { children: this.options.children } : {}),
         });
         await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
         this.inflight.delete(claim.token); // its lease is kept (lease keeper) until the result is written
+        // An agent node's child was started with the node's move to wait on it, in one write: nothing more to write.
+        if (result.kind === 'delegated') return;
         const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
         const outcome = await written;

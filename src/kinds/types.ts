@@ -1,0 +1,31 @@
+import type { AttemptResult } from '../engine/attempts.js';
+import type { RetryDefaults } from '../engine/retry-policy.js';
+import type { Judge } from '../execute/verify.js';
+import type { NodeType } from '../model/types.js';
+import type { ClaimedNode, PlanStore } from '../store/types.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import type { ToolLog } from '../worker/tool-logs.js';
+import type { ChildStarter } from './agent-child.js';
+
+/** What a node kind may use while it runs a claimed node. */
+export interface KindDeps {
+  plans: PlanStore;
+  tools: ToolCatalogue;
+  retryDefaults: RetryDefaults;
+  /** A tool's `ctx.log` line. */
+  log: (entry: ToolLog) => void;
+  /** Judges outputs of nodes with verify="llm"; without it such nodes fail their verification. */
+  judge?: Judge;
+  /** Agent nodes: starts their child plan (absent: agent nodes fail, naming why). */
+  children?: ChildStarter;
+}
+
+/**
+ * What a claimed node of one `type` does (SPEC §2): run a tool, run several, ask a person, start a
+ * child plan. The worker looks the kind up by the node's type (registry.ts) and reports how the
+ * attempt ended; what that does to the node is the engine's to decide.
+ */
+export interface NodeKind {
+  readonly type: NodeType;
+  run(claim: ClaimedNode, signal: AbortSignal, deps: KindDeps): Promise<AttemptResult>;
+}
