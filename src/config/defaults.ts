@@ -118,6 +118,10 @@ export interface Config {
     maxDotBytes: number;
     /** DOT syntax elements (nodes, edges, attributes...). Default: 5,000,000. Env `DOTPLAN_MAX_DOT_ELEMENTS`. */
     maxDotElements: number;
+    /** The plan stack: how many plans deep below a root child plans may go (PLAN_DEPTH_EXCEEDED past it). Default: 4. Env `DOTPLAN_MAX_PLAN_DEPTH`. */
+    maxPlanDepth: number;
+    /** Child plans one root's tree may make in all (CHILD_PLANS_EXCEEDED past it). Default: 100. Env `DOTPLAN_MAX_CHILD_PLANS`. */
+    maxChildPlans: number;
   };
   /** The config file that was read, if any (absolute path). */
   configFile?: string;
@@ -138,6 +142,6 @@ export function defaultConfig(): Config {
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
     reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s', maxReplyBytes: DEFAULT_MAX_REPLY_BYTES },
-    limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes },
+    limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes, maxPlanDepth: 4, maxChildPlans: 100 },
   };
 }

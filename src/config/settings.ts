@@ -78,6 +78,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'reflection.maxReplyBytes', env: 'DOTPLAN_MAX_REPLY_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
+  { key: 'limits.maxPlanDepth', env: 'DOTPLAN_MAX_PLAN_DEPTH', kind: 'positiveInt' },
+  { key: 'limits.maxChildPlans', env: 'DOTPLAN_MAX_CHILD_PLANS', kind: 'positiveInt' },
 ];
 
 /** Reads a setting from text (environment, flags); `baseDir` anchors relative paths. */

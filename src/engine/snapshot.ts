@@ -17,6 +17,10 @@ export interface PlanState {
   mode: string;
   /** Graph attributes of the latest revision (onFailure, retry defaults, ...). */
   attributes: Attributes;
+  /** A child plan: the agent node it runs for — its end finishes that node, in the same write. */
+  parent?: { planId: string; nodeId: string };
+  /** A child plan: its tree's root, locked first by every write that may touch two plans of the tree. */
+  root?: string;
 }
 
 export interface NodeState {

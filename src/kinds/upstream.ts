@@ -13,11 +13,7 @@ export class UpstreamUnreachable extends Error {
 }
 
 /** Reads only the upstream nodes these texts refer to (no DOT parsing, no whole-plan read). */
-export async function fetchReferencedNodes(
-  claim: ClaimedNode,
-  plans: PlanStore,
-  texts: ReadonlyArray<string | undefined>,
-): Promise<Map<string, UpstreamNode>> {
+export async function fetchReferencedNodes(claim: ClaimedNode, plans: PlanStore, texts: ReadonlyArray<string | undefined>): Promise<Map<string, UpstreamNode>> {
   const ids = new Set<string>();
   for (const text of texts) {
     if (!text || !text.includes('{{')) continue;

@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors/errors.js';
 import { readDot, writeDot, type ReadDotOptions } from '../dot/index.js';
 import { authoredComments, EDIT_BASE_ATTRIBUTES, withComments, withoutBase } from '../revisions/edit-file.js';
 import { validateGraph } from '../validate/index.js';
+import type { ValidateOptions } from '../validate/types.js';
 import { parseParamDeclarations } from '../model/params.js';
 import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
@@ -55,6 +56,7 @@ export async function preparePlan(
   actor?: string,
   limits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'> = {},
   cwd: string = process.cwd(),
+  validation: Partial<ValidateOptions> = {},
 ): Promise<PreparedPlan> {
   const by = actor !== undefined ? { actor } : {};
   if ('goal' in input) {
@@ -72,7 +74,7 @@ export async function preparePlan(
   if ('template' in input) {
     const template = loadTemplate(input.template, defaultTemplateDirs(cwd), cwd);
     const instance = instantiateTemplate(template, input.values ?? {});
-    const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path);
+    const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path, validation);
     return {
       title: input.title ?? instance.title,
       graph,
@@ -89,7 +91,7 @@ export async function preparePlan(
   const read = readDot(input.dot, { source, ...limits });
   // A file written by `plan show` says what revision of another plan it was made from: not part of the new plan.
   const fromShow = EDIT_BASE_ATTRIBUTES.some((key) => read.attributes[key] !== undefined);
-  const { graph, warnings, rewritten } = checked(fromShow ? { ...read, attributes: withoutBase(read.attributes) } : read, tools, source);
+  const { graph, warnings, rewritten } = checked(fromShow ? { ...read, attributes: withoutBase(read.attributes) } : read, tools, source, validation);
   refuseUnfilledParams(graph, source);
   return {
     title: input.title ?? graph.attributes.label ?? graph.name ?? source,
@@ -108,9 +110,14 @@ export async function preparePlan(
  * among them, in source order), and whether the text must be written anew (history was reset, so
  * revision 1 does not hold it either). Throws a ValidationError when there are errors.
  */
-function checked(read: PlanGraph, tools: ToolCatalogue, source: string): { graph: PlanGraph; warnings: Diagnostic[]; rewritten: boolean } {
+function checked(
+  read: PlanGraph,
+  tools: ToolCatalogue,
+  source: string,
+  validation: Partial<ValidateOptions>,
+): { graph: PlanGraph; warnings: Diagnostic[]; rewritten: boolean } {
   const reset = resetHistory(read);
-  const result = validateGraph(reset.graph, { tools, source, allowAgent: false });
+  const result = validateGraph(reset.graph, { allowAgent: false, ...validation, tools, source });
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   const warnings = [...reset.diagnostics, ...result.diagnostics.filter((d) => d.severity !== 'error')].sort(
     (a, b) => (a.line ?? Infinity) - (b.line ?? Infinity),

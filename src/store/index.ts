@@ -14,6 +14,7 @@ import type { SqliteDb } from './sql/sqlite-db.js';
 import { StepWriter } from './step-writer.js';
 import type { Store } from './types.js';
 import { Wakes } from './wake.js';
+import { TreeStore } from './tree/tree-store.js';
 import { SqlWorkQueue } from './work-queue.js';
 
 export interface OpenStoreOptions {
@@ -49,6 +50,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     queue: new SqlWorkQueue(db, writer),
     events: new SqlEventFeed(db, wakes),
     llm: new SqlLlmQueue(db),
+    tree: new TreeStore(db, writer),
     attention: new SqlAttentionQueue(db),
     async close() {
       if (closed) return;
@@ -67,3 +69,4 @@ export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
+export type { TreeStore, TreeLimits, NewChild, StartedChild, CascadePlace, DecideCascade } from './tree/tree-store.js';

@@ -1,15 +1,16 @@
 import { refreshStatistics } from './sql/statistics.js';
 import { start } from '../engine/plan-steps.js';
 import { initialSnapshot } from '../engine/initial-state.js';
-import { NeedsMore, type Snapshot } from '../engine/snapshot.js';
 import type { Step } from '../engine/step.js';
 import type { PlanStatus } from '../model/types.js';
 import { newPlanId } from './ids.js';
 import type { Reads } from './reads.js';
 import type { Db, Queryable } from './sql/executor.js';
-import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, type LoadedPlan } from './sql/load.js';
+import { loadAll, loadCandidates, loadNodes, loadPlan, loadDependents } from './sql/load.js';
+import { decideWithMore, snapshotOf } from './decide.js';
 import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
 import { latestRevision, writeStructure } from './sql/revisions.js';
+import { lockTrees } from './sql/tree.js';
 import type { StepWriter } from './step-writer.js';
 import { waitingItems } from './sql/inbox.js';
 import type {
@@ -49,6 +50,7 @@ export class SqlPlanStore implements PlanStore {
 
   async change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined> {
     const result = await this.db.tx(async (q) => {
+      await lockTrees(q, [planId]);
       const loaded = await loadPlan(q, planId, true);
       if (!loaded) throw planNotFound(planId);
       if (scope.all) await loadAll(q, loaded);
@@ -70,6 +72,7 @@ export class SqlPlanStore implements PlanStore {
 
   async revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined> {
     const result = await this.db.tx(async (q) => {
+      await lockTrees(q, [planId]);
       const loaded = await loadPlan(q, planId, true);
       if (!loaded) throw planNotFound(planId);
       await loadAll(q, loaded);
@@ -149,25 +152,5 @@ export class SqlPlanStore implements PlanStore {
   }
   revision(planId: string, number?: number): Promise<RevisionRecord> {
     return this.reads.getRevision(planId, number);
-  }
-}
-
-/** The snapshot of what has been loaded so far. */
-export function snapshotOf(loaded: LoadedPlan): Snapshot {
-  return { plan: loaded.plan, nodes: loaded.nodes, edges: loaded.edges };
-}
-
-/** Runs a rule on what is loaded; when it needs the dependents of more nodes, loads them and runs it again. */
-export async function decideWithMore<T>(q: Queryable, loaded: LoadedPlan, rule: (snapshot: Snapshot) => T): Promise<T> {
-  for (;;) {
-    try {
-      return rule(snapshotOf(loaded));
-    } catch (error) {
-      if (!(error instanceof NeedsMore)) throw error;
-      const before = loaded.edges.size + loaded.nodes.size;
-      await loadNodes(q, loaded, error.nodes);
-      await loadDependents(q, loaded, error.nodes);
-      if (loaded.edges.size + loaded.nodes.size === before) throw error; // nothing more to load: a bug, not a loop
-    }
   }
 }

@@ -9,7 +9,9 @@ import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord, RevisionRecord } 
  */
 type Time = number | bigint;
 
-export const PLAN_COLUMNS = `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt", rerun_of AS "rerunOf"`;
+export const PLAN_COLUMNS =
+  `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt", rerun_of AS "rerunOf", ` +
+  `parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", parent_attempt AS "parentAttempt", root_plan_id AS "rootPlanId", depth, agent_code AS "agentCode", instance`;
 /** The node columns under the NodeRow field names; `prefix` qualifies them (`nodes.`) where a join makes names ambiguous. */
 export function nodeColumns(prefix = ''): string {
   const p = prefix;
@@ -17,7 +19,7 @@ export function nodeColumns(prefix = ''): string {
     `${p}plan_id AS "planId", ${p}node_id AS "nodeId", ${p}type AS "type", ${p}status AS "status", ${p}label AS "label", ${p}attributes AS "attributes", ` +
     `${p}cluster AS "cluster", ${p}attempts AS "attempts", ${p}output AS "output", ${p}answer AS "answer", ${p}error AS "error", ${p}run_after AS "runAfter", ` +
     `${p}skipped_by AS "skippedBy", ${p}waiting AS "waiting", ${p}taken AS "taken", ` +
-    `${p}lease_owner AS "leaseOwner", ${p}lease_expires_at AS "leaseExpiresAt", ${p}started_at AS "startedAt", ${p}finished_at AS "finishedAt", ${p}updated_at AS "updatedAt"`
+    `${p}lease_owner AS "leaseOwner", ${p}child_plan_id AS "childPlanId", ${p}lease_expires_at AS "leaseExpiresAt", ${p}started_at AS "startedAt", ${p}finished_at AS "finishedAt", ${p}updated_at AS "updatedAt"`
   );
 }
 export const NODE_COLUMNS = nodeColumns();
@@ -37,6 +39,13 @@ export interface PlanRow {
   result?: string | null;
   tokensUsed?: number;
   rerunOf?: string | null;
+  parentPlanId?: string | null;
+  parentNodeId?: string | null;
+  parentAttempt?: number | null;
+  rootPlanId?: string | null;
+  depth?: number;
+  agentCode?: string | null;
+  instance?: string | null;
 }
 
 export interface NodeRow {
@@ -56,6 +65,7 @@ export interface NodeRow {
   waiting: number;
   taken: number;
   leaseOwner: string | null;
+  childPlanId?: string | null;
   leaseExpiresAt: Time | null;
   startedAt: Time | null;
   finishedAt: Time | null;
@@ -95,6 +105,11 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     ...(row.result !== undefined && row.result !== null ? { result: decodeText(row.result) } : {}),
     ...(row.tokensUsed ? { tokensUsed: Number(row.tokensUsed) } : {}),
     ...(row.rerunOf !== undefined && row.rerunOf !== null ? { rerunOf: row.rerunOf } : {}),
+    ...(row.parentPlanId ? { parent: { planId: row.parentPlanId, nodeId: row.parentNodeId ?? '', attempt: Number(row.parentAttempt ?? 0) } } : {}),
+    ...(row.rootPlanId ? { rootPlanId: row.rootPlanId } : {}),
+    ...(row.depth ? { depth: Number(row.depth) } : {}),
+    ...(row.agentCode ? { agentCode: row.agentCode } : {}),
+    ...(row.instance ? { instance: row.instance } : {}),
   };
 }
 
@@ -117,6 +132,7 @@ export function toNodeRecord(row: NodeRow): NodeRecord {
     taken: Number(row.taken),
     runAfter: runAfter > 0 ? new Date(runAfter) : undefined,
     leaseOwner: optional(row.leaseOwner),
+    ...(row.childPlanId ? { childPlanId: row.childPlanId } : {}),
     leaseExpiresAt: optionalDate(row.leaseExpiresAt),
     startedAt: optionalDate(row.startedAt),
     finishedAt: optionalDate(row.finishedAt),

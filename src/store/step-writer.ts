@@ -8,6 +8,9 @@ import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
 import { persistPostgres } from './sql/persist-postgres.js';
 import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
 import { planFacts } from './sql/settle.js';
+import { withRetry } from './sql/retry.js';
+import { lockTrees } from './sql/tree.js';
+import { endedChildren, parentSteps } from './tree/child-end.js';
 import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
 import { WAKE_CHANNEL, type Wakes } from './wake.js';
 
@@ -23,6 +26,8 @@ export interface Written {
   steps: readonly PlannedStep[];
   persisted: Persisted;
   wakes: WakeEvent[];
+  /** The parent nodes that child plans ended by these steps finished, written in the same transaction. */
+  more: Written[];
 }
 
 const NO_CLAIM: ClaimOptions = { owner: '', limit: 0, leaseMs: 0 };
@@ -59,27 +64,49 @@ export class StepWriter {
     );
     const wakes = wakeEvents(steps.map((s) => s.step));
     let persisted: Persisted | undefined;
+    const ended: PlannedStep[] = [...steps];
+    const moved = new Set<string>();
     if (q.dialect === 'postgres') {
       persisted = await persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
       if (!persisted) throw new StaleStepError();
-      await askLlm(q, steps); // reflection plans never take the one-statement path (work-queue.ts): q is a transaction here
+      await askLlm(q, steps); // reflection and child plans never take the one-statement path (work-queue.ts): q is a transaction here
     } else {
       persisted = await persistSqlite(q, writes, claim);
       await askLlm(q, steps);
       for (const planned of steps) {
         const settled = await this.#settle(q, planned, persisted);
-        if (settled) wakes.push({ reason: 'plan', planId: planned.step.planId });
+        if (!settled) continue;
+        wakes.push({ reason: 'plan', planId: planned.step.planId });
+        ended.push({ step: settled, plan: planned.plan });
+        moved.add(planned.step.planId);
       }
     }
-    return { steps, persisted, wakes };
+    for (const id of persisted.planMoves) moved.add(id);
+    return { steps, persisted, wakes, more: await this.#endChildren(q, ended, moved) };
+  }
+
+  /** A child plan these steps ended finishes its parent node in the same transaction (and so on up the tree). */
+  async #endChildren(q: Queryable, steps: readonly PlannedStep[], moved: ReadonlySet<string>): Promise<Written[]> {
+    const ended = endedChildren(steps, moved);
+    if (ended.length === 0) return [];
+    const out: Written[] = [];
+    for (const { step, loaded } of await parentSteps(q, ended)) {
+      out.push(await this.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()));
+    }
+    return out;
   }
 
   /** After commit: wake-ups, then (PostgreSQL) settling; `holding`: plans the caller still runs nodes of. */
   async after(written: Written, holding?: ReadonlySet<string>): Promise<void> {
     this.wakes.emit(written.wakes);
+    for (const more of written.more) await this.after(more);
     if (this.db.dialect !== 'postgres') return;
     for (const planned of written.steps) {
       if (holding?.has(planned.step.planId)) continue;
+      if (planned.plan.parent) {
+        if (planned.step.settle) await this.#settleChild(planned, written.persisted);
+        continue;
+      }
       if (await this.#settle(this.db, planned, written.persisted)) {
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
         await refreshAfterPlan(this.db, planned.step.planId);
@@ -87,20 +114,35 @@ export class StepWriter {
     }
   }
 
-  /** Settles the step's plan when it may be over; true when it did. */
-  async #settle(q: Queryable, { step, plan }: PlannedStep, persisted: Persisted): Promise<boolean> {
-    if (!step.settle || [...persisted.handed, ...persisted.claimed].some((c: ClaimedNode) => c.planId === step.planId)) return false;
+  /** PostgreSQL: a child plan settles in a transaction that also finishes its parent node, under its tree's lock. */
+  async #settleChild(planned: PlannedStep, persisted: Persisted): Promise<void> {
+    const more = await withRetry(() =>
+      this.db.tx(async (q) => {
+        await lockTrees(q, [planned.step.planId]);
+        const settled = await this.#settle(q, planned, persisted);
+        if (!settled) return undefined;
+        return this.#endChildren(q, [{ step: settled, plan: planned.plan }], new Set([planned.step.planId]));
+      }),
+    );
+    if (!more) return;
+    this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
+    for (const written of more) await this.after(written);
+  }
+
+  /** Settles the step's plan when it may be over; the settling step when it did. */
+  async #settle(q: Queryable, { step, plan }: PlannedStep, persisted: Persisted): Promise<Step | undefined> {
+    if (!step.settle || [...persisted.handed, ...persisted.claimed].some((c: ClaimedNode) => c.planId === step.planId)) return undefined;
     const status = step.planChange && persisted.planMoves.has(step.planId) ? step.planChange.to : plan.status;
     // Only a workflow plan ends by itself (a reflection plan ends by the LLM's work): no facts to read for others.
-    if (FINISHED_PLAN_STATUSES.has(status) || plan.mode !== 'workflow') return false;
+    if (FINISHED_PLAN_STATUSES.has(status) || plan.mode !== 'workflow') return undefined;
     const settled = settle({ ...plan, status }, await planFacts(q, step.planId));
-    if (!settled) return false;
+    if (!settled) return undefined;
     const writes = toWriteSet([settled], () => undefined);
     const done =
       q.dialect === 'postgres'
         ? await persistPostgres(q, writes, NO_CLAIM, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads([{ reason: 'plan', planId: step.planId }]) })
         : await persistSqlite(q, writes, NO_CLAIM);
-    return done?.planMoves.has(step.planId) === true;
+    return done?.planMoves.has(step.planId) === true ? settled : undefined;
   }
 }
 

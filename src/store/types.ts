@@ -1,5 +1,6 @@
 import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
+import type { TreeStore } from './tree/tree-store.js';
 import type { DatabaseTarget } from './connect.js';
 import type { Revised } from '../engine/revise.js';
 import type { AttemptResult, NodeState, OutEdge, PlanState, Snapshot, Step } from '../engine/index.js';
@@ -40,6 +41,22 @@ export interface PlanRecord {
   tokensUsed?: number;
   /** The plan this one runs again (`dotplan plan rerun`). */
   rerunOf?: string;
+  /** A child plan (the plan stack): the agent node that runs it, and that node's attempt. */
+  parent?: ParentNode;
+  /** A child plan: the root of its tree. */
+  rootPlanId?: string;
+  /** A child plan: how far below its root (1 for a root's child); absent for a root. */
+  depth?: number;
+  /** A child plan: the agent it runs as, and its instance (`<agentCode>_<NNN>`, numbered per root). */
+  agentCode?: string;
+  instance?: string;
+}
+
+/** The agent node a child plan runs for: its plan, its id, and the attempt that started the child. */
+export interface ParentNode {
+  planId: string;
+  nodeId: string;
+  attempt: number;
 }
 
 /** A node of a stored plan, with its live state (status, attempts, output, answer, error, lease). */
@@ -73,6 +90,8 @@ export interface NodeRecord {
   runAfter?: Date;
   /** The worker that holds the running node's lease. */
   leaseOwner?: string;
+  /** An agent node: the child plan of its current (or last) attempt; running with no lease while it waits on it. */
+  childPlanId?: string;
   /** When that lease runs out unless renewed. */
   leaseExpiresAt?: Date;
   /** When its current or last attempt started. */
@@ -143,8 +162,19 @@ export interface CreatePlanInput {
   params?: Record<string, string>;
   /** `plan rerun`: the plan this one runs again, and the node it runs again from (recorded with the creation). */
   rerunOf?: { planId: string; from?: string };
+  /** A child plan: where it sits in its tree (src/store/tree/). */
+  child?: ChildLink;
   /** More events recorded with the creation, after its own (`plan rerun`: each result carried over). */
   events?: ReadonlyArray<Omit<EventInput, 'planId'>>;
+}
+
+/** A child plan's place: the agent node running it, its tree's root and depth, its agent and instance. */
+export interface ChildLink {
+  parent: ParentNode;
+  rootPlanId: string;
+  depth: number;
+  agentCode: string;
+  instance: string;
 }
 
 // --- plans and revisions ------------------------------------------------------------------------
@@ -366,5 +396,7 @@ export interface Store {
   readonly llm: LlmQueue;
   /** Questions and reviews due for a notice. */
   readonly attention: AttentionQueue;
+  /** The plan stack: agent nodes' child plans, commands that cascade down a tree. */
+  readonly tree: TreeStore;
   close(): Promise<void>;
 }

@@ -4,13 +4,14 @@ import { ConflictError, DotplanError } from '../errors/errors.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
 import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { Db, Queryable } from './sql/executor.js';
-import { renewLeases, lockExpired } from './sql/leases.js';
+import { expiredPlans, renewLeases, lockExpired } from './sql/leases.js';
+import { lockTrees } from './sql/tree.js';
 import { loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
 import { isDatabaseUnreachable } from './unreachable.js';
-import { decideWithMore, snapshotOf } from './plan-store.js';
+import { decideWithMore, snapshotOf } from './decide.js';
 import type { PlannedStep, StepWriter, Written } from './step-writer.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
@@ -59,7 +60,9 @@ export class SqlWorkQueue implements WorkQueue {
 
   /** PostgreSQL's one-statement finish from the claims' bases; undefined when it does not apply or a checked value changed. */
   async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
-    const eligible = (r: AttemptReport) => r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
+    // A child plan's end finishes its parent node under its tree's lock: never in one statement.
+    const eligible = (r: AttemptReport) =>
+      r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.plan.root === undefined && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
     if (this.db.dialect !== 'postgres' || !reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
     const revisions = new Map<string, number>();
@@ -107,6 +110,10 @@ export class SqlWorkQueue implements WorkQueue {
     const refused = new Map<number, Error>();
     const written = await this.db.tx(async (q) => {
       refused.clear();
+      await lockTrees(
+        q,
+        reports.map((r) => r.claim.planId),
+      );
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
       const leased = new Map(
         (
@@ -151,6 +158,7 @@ export class SqlWorkQueue implements WorkQueue {
     let total = 0;
     for (;;) {
       const { count, written } = await this.db.tx(async (q) => {
+        await lockTrees(q, await expiredPlans(q, 200)); // root → leaf: a tree's lock before its rows
         const expired = await lockExpired(q, 200);
         const steps: PlannedStep[] = [];
         const byPlan = new Map<string, LoadedPlan>();

@@ -48,7 +48,7 @@ describe('DOT limits', () => {
     const bytes = validateDot(chain(30), { tools, ...dotLimits(config) });
     expect(bytes.diagnostics).toMatchObject([{ code: 'DOT_TOO_LARGE', message: expect.stringMatching(/more than the limit of 1000 bytes/) }]);
     expect(bytes.diagnostics[0]!.fix).toMatch(/raise the setting limits\.maxDotBytes \(env DOTPLAN_MAX_DOT_BYTES\)/);
-    const elements = validateDot(chain(30), { tools, ...dotLimits({ limits: { maxDotBytes: 1_000_000, maxDotElements: 200 } }) });
+    const elements = validateDot(chain(30), { tools, ...dotLimits({ limits: { maxDotBytes: 1_000_000, maxDotElements: 200, maxPlanDepth: 4, maxChildPlans: 100 } }) });
     expect(elements.diagnostics).toMatchObject([{ code: 'DOT_TOO_LARGE', message: expect.stringMatching(/more than 200 DOT elements/) }]);
     expect(elements.diagnostics[0]!.fix).toMatch(/limits\.maxDotElements \(env DOTPLAN_MAX_DOT_ELEMENTS\)/);
   });

@@ -9,7 +9,7 @@
  *   saying where to move it (test/support/no-database.ts), so a database test cannot silently run
  *   on SQLite alone.
  */
-export const DATABASE_FOLDERS = ['test/integration', 'test/store', 'test/cli', 'test/report', 'test/api', 'test/adversarial'] as const;
+export const DATABASE_FOLDERS = ['test/integration', 'test/store', 'test/cli', 'test/report', 'test/api', 'test/adversarial', 'test/agents'] as const;
 export const DATABASE_SUFFIX = '.db.test.ts';
 
 const db = [...DATABASE_FOLDERS.map((folder) => `${folder}/**/*.test.ts`), `test/**/*${DATABASE_SUFFIX}`];

@@ -1,3 +1,4 @@
+import { HELD_BY_WORKER } from './waits.js';
 import { forUpdate, marks, chunk, type Queryable } from './executor.js';
 import { tokenRowId } from './load.js';
 
@@ -19,11 +20,20 @@ export async function renewLeases(q: Queryable, owner: string, tokens: readonly 
   return renewed;
 }
 
+/** The plans of up to `limit` running nodes whose lease has run out (not locked: to take their trees' locks first). */
+export async function expiredPlans(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.all<{ planId: string }>(
+    `SELECT DISTINCT n.plan_id AS "planId" FROM (SELECT plan_id FROM nodes n WHERE ${HELD_BY_WORKER} AND n.lease_expires_at < NOW LIMIT ?) n`,
+    [limit],
+  );
+  return rows.map((r) => r.planId);
+}
+
 /** Up to `limit` running nodes whose lease has run out, locked (others skip them), by plan. */
 export async function lockExpired(q: Queryable, limit: number): Promise<Array<{ planId: string; nodeId: string; owner: string | null }>> {
   return q.all(
     `SELECT n.plan_id AS "planId", n.node_id AS "nodeId", n.lease_owner AS "owner" FROM nodes n ` +
-      `WHERE n.status = 'running' AND n.lease_expires_at < NOW ORDER BY n.run_after, n.id LIMIT ?${forUpdate(q, 'OF n SKIP LOCKED')}`,
+      `WHERE ${HELD_BY_WORKER} AND n.lease_expires_at < NOW ORDER BY n.run_after, n.id LIMIT ?${forUpdate(q, 'OF n SKIP LOCKED')}`,
     [limit],
   );
 }

@@ -23,13 +23,24 @@ type Row = NodeRow & { rowId: number };
 const COLUMNS = `${nodeColumns()}, id AS "rowId"`;
 
 export async function loadPlan(q: Queryable, planId: string, lock: boolean): Promise<LoadedPlan | undefined> {
-  const [row] = await q.all<{ status: string; mode: string; attributes: string; params: string }>(
-    `SELECT status, mode, attributes, params FROM plans WHERE id = ?${lock ? forUpdate(q) : ''}`,
+  const [row] = await q.all<{
+    status: string;
+    mode: string;
+    attributes: string;
+    params: string;
+    parentPlanId: string | null;
+    parentNodeId: string | null;
+    root: string | null;
+  }>(
+    `SELECT status, mode, attributes, params, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", root_plan_id AS "root" FROM plans WHERE id = ?${lock ? forUpdate(q) : ''}`,
     [planId],
   );
   if (!row) return undefined;
+  const plan: PlanState = { id: planId, status: row.status as PlanStatus, mode: row.mode, attributes: parseJsonObject(row.attributes) };
+  if (row.parentPlanId !== null && row.parentNodeId !== null) plan.parent = { planId: row.parentPlanId, nodeId: row.parentNodeId };
+  if (row.root !== null) plan.root = row.root;
   return {
-    plan: { id: planId, status: row.status as PlanStatus, mode: row.mode, attributes: parseJsonObject(row.attributes) },
+    plan,
     params: parseJsonObject(row.params),
     nodes: new Map(),
     edges: new Map(),

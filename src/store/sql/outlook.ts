@@ -1,3 +1,5 @@
+import { NODE_WAITS } from '../../model/waiting.js';
+import { HELD_BY_WORKER, WAITS_FOR_PERSON } from './waits.js';
 import type { Outlook } from '../types.js';
 import type { Queryable } from './executor.js';
 
@@ -11,12 +13,12 @@ const LIVE = `(SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`
 const OUTLOOK =
   `SELECT ` +
   `COALESCE(SUM(CASE WHEN n.status = 'ready' AND n.run_after <= NOW AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "ready", ` +
-  `COALESCE(SUM(CASE WHEN n.status = 'running' THEN 1 ELSE 0 END), 0) AS "running", ` +
+  `COALESCE(SUM(CASE WHEN ${HELD_BY_WORKER} THEN 1 ELSE 0 END), 0) AS "running", ` +
   `COALESCE(SUM(CASE WHEN n.status = 'ready' AND n.run_after > NOW AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "retryPending", ` +
-  `COALESCE(SUM(CASE WHEN n.status = 'awaiting_input' AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "awaitingInput", ` +
+  `COALESCE(SUM(CASE WHEN ${WAITS_FOR_PERSON} AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "awaitingInput", ` +
   `MIN(CASE WHEN n.status = 'ready' AND n.run_after > NOW AND ${LIVE} THEN n.run_after END) AS "nextDueAt", ` +
-  `MIN(CASE WHEN n.status = 'running' THEN n.lease_expires_at END) AS "nextExpiry" ` +
-  `FROM nodes n WHERE n.status IN ('ready', 'running', 'awaiting_input')`;
+  `MIN(CASE WHEN ${HELD_BY_WORKER} THEN n.lease_expires_at END) AS "nextExpiry" ` +
+  `FROM nodes n WHERE n.status IN ('ready', 'running', '${NODE_WAITS}')`;
 
 /**
  * Reflection plans waiting for the LLM, when the first lease on such work runs out, and when the first

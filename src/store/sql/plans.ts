@@ -26,7 +26,8 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
   const { plan } = snapshot;
   const { graph } = input;
   await q.run(
-    `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW, ?)`,
+    `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of, ` +
+      `parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       plan.id,
       encodeText(input.title),
@@ -36,6 +37,13 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
       JSON.stringify(input.params ?? {}),
       JSON.stringify(graph.attributes),
       input.rerunOf?.planId ?? null,
+      input.child?.parent.planId ?? null,
+      input.child?.parent.nodeId ?? null,
+      input.child?.parent.attempt ?? null,
+      input.child?.rootPlanId ?? null,
+      input.child?.depth ?? 0,
+      input.child?.agentCode ?? null,
+      input.child?.instance ?? null,
     ],
   );
   await q.run(`INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, 1, ?, ?, ?, NULL, NOW)`, [

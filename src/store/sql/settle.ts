@@ -1,3 +1,4 @@
+import { ACTIVE_NODE_STATUSES } from './waits.js';
 import type { PlanFacts } from '../../engine/plan-steps.js';
 import { decodeText } from '../text.js';
 import type { Queryable } from './executor.js';
@@ -13,7 +14,7 @@ const FAILURES_READ = 4;
  */
 export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts> {
   const [row] = await q.all<{ active: boolean | number; failed: boolean | number }>(
-    `SELECT EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status IN ('pending', 'ready', 'running', 'awaiting_input')) AS "active", ` +
+    `SELECT EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status IN ${ACTIVE_NODE_STATUSES}) AS "active", ` +
       `EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status = 'failed') AS "failed"`,
     [planId, planId],
   );

@@ -9,3 +9,17 @@ import { NODE_WAITS, PLAN_WAITS } from '../../model/waiting.js';
  */
 export const QUESTION_WAITS = `n.status = '${NODE_WAITS}' AND p.status IN ('running', 'paused')`;
 export const REVIEW_WAITS = `p.status = '${PLAN_WAITS}' AND NOT (p.mode = 'reflection' AND p.llm_due > 0)`;
+
+/**
+ * The node statuses as every query spells them: a node is active (its plan is not over) while
+ * pending, ready, running or waiting for a person. A `running` node that holds no lease waits on
+ * something outside its plan — an agent node on its child plan (later, a remote task): it cannot
+ * expire and costs no polling; the child's last step finishes it.
+ */
+export const ACTIVE_NODE_STATUSES = `('pending', 'ready', 'running', '${NODE_WAITS}')`;
+/** A running node a worker holds (`n`): its lease can run out. */
+export const HELD_BY_WORKER = `n.status = 'running' AND n.lease_token IS NOT NULL`;
+/** A running node waiting outside its plan (`n`): no lease, a child plan (or remote task) finishes it. */
+export const WAITS_OUTSIDE = `n.status = 'running' AND n.lease_token IS NULL`;
+/** A node waiting for a person's answer (`n`). */
+export const WAITS_FOR_PERSON = `n.status = '${NODE_WAITS}'`;

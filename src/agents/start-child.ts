@@ -1,0 +1,73 @@
+import type { ReadDotOptions } from '../dot/index.js';
+import { ValidationError, formatDiagnostic } from '../model/diagnostics.js';
+import type { ChildStart, ChildStarter } from '../kinds/agent-child.js';
+import type { Store, TreeLimits } from '../store/index.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { nearest } from '../validate/suggest.js';
+import { CHILD_PLANS, type ChildAgent } from './child-plans.js';
+
+/** The agents a worker knows, by code (the agent registry). */
+export interface AgentLookup {
+  get(code: string): (ChildAgent & { agents?: readonly string[] }) | undefined;
+  list(): ReadonlyArray<{ code: string }>;
+}
+
+export interface StarterDeps {
+  store: Store;
+  tools: ToolCatalogue;
+  agents: AgentLookup;
+  limits: TreeLimits;
+  cwd: string;
+  dotLimits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'>;
+}
+
+/**
+ * Starts agent nodes' child plans: finds the node's agent (and checks that the plan's own agent may
+ * call it), has the agent's kind make the child's plan (child-plans.ts), and hands it to the store,
+ * which creates it with the node's move to wait on it in one transaction. What goes wrong before
+ * that fails the attempt, not retried, naming the agent and the fix.
+ */
+export function childStarter(deps: StarterDeps): ChildStarter {
+  return {
+    async start(claim, input): Promise<ChildStart> {
+      const agent = deps.agents.get(input.agentCode);
+      if (!agent) {
+        const known = deps.agents.list().map((a) => a.code);
+        const near = nearest(input.agentCode, known, 3);
+        return refuse(
+          `AGENT_UNKNOWN: agent node "${claim.nodeId}" names agent "${input.agentCode}", which is not registered` +
+            (near.length > 0 ? ` (did you mean ${near.map((c) => `"${c}"`).join(', ')}?)` : known.length === 0 ? ' (no agents are configured)' : ''),
+        );
+      }
+      const parent = await deps.store.plans.get(claim.planId);
+      if (parent.agentCode !== undefined) {
+        const own = deps.agents.get(parent.agentCode);
+        if (!own?.agents?.includes(agent.code)) {
+          return refuse(`AGENT_NOT_ALLOWED: agent ${parent.agentCode} may not call agent ${agent.code}; add "${agent.code}" to ${parent.agentCode}'s agents`);
+        }
+      }
+      const make = CHILD_PLANS[agent.kind];
+      if (!make) return refuse(`agent ${agent.code} has kind "${agent.kind}", which this worker cannot run (known: ${Object.keys(CHILD_PLANS).join(', ')})`);
+      let prepared;
+      try {
+        prepared = await make(agent, input, { tools: deps.tools, cwd: deps.cwd, dotLimits: deps.dotLimits, validation: { allowAgent: true } });
+      } catch (error) {
+        if (error instanceof ValidationError) {
+          return refuse(
+            `agent ${agent.code}'s plan is not valid: ${error.diagnostics
+              .filter((d) => d.severity === 'error')
+              .map((d) => formatDiagnostic(d))
+              .join('; ')}`,
+          );
+        }
+        return refuse(`agent ${agent.code} could not make its plan: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const { warnings: _warnings, ...plan } = prepared;
+      return deps.store.tree.startChild(claim, { ...plan, agentCode: agent.code, detach: input.detach }, deps.limits);
+    },
+  };
+}
+
+function refuse(error: string): ChildStart {
+  return { kind: 'failed', error, retryable: false };
+}

@@ -1,0 +1,80 @@
+import type { PlanStatus } from '../../model/types.js';
+import { marks, type Queryable } from './executor.js';
+
+/**
+ * The plan stack in SQL: a child plan names its parent node and its tree's root (migration 0009).
+ * Lock order is root → leaf: every write that touches a child plan, or more than one plan of a
+ * tree, first takes its tree's lock (PostgreSQL: a transaction-scoped advisory lock keyed on the
+ * root's id), so a cascade from the root and a child's end that finishes its parent node never
+ * wait on each other in a circle. SQLite's writers take turns already.
+ */
+export async function lockTrees(q: Queryable, planIds: readonly string[]): Promise<void> {
+  if (q.dialect !== 'postgres' || planIds.length === 0) return;
+  const unique = [...new Set(planIds)];
+  const rows = await q.all<{ root: string }>(
+    `SELECT DISTINCT COALESCE(root_plan_id, id) AS "root" FROM plans WHERE id IN (${marks(unique.length)}) AND (root_plan_id IS NOT NULL OR EXISTS (SELECT 1 FROM plans c WHERE c.root_plan_id = plans.id))`,
+    unique,
+  );
+  for (const root of rows.map((r) => r.root).sort()) await lockRoot(q, root);
+}
+
+/** The tree lock of this root (PostgreSQL; a no-op on SQLite). */
+export async function lockRoot(q: Queryable, root: string): Promise<void> {
+  if (q.dialect === 'postgres') await q.all(`SELECT pg_advisory_xact_lock(hashtextextended(?, 7)) AS "locked"`, [`dotplan tree ${root}`]);
+}
+
+/** A plan's place in its tree. */
+export interface TreePlace {
+  id: string;
+  title: string;
+  status: PlanStatus;
+  root: string | null;
+  depth: number;
+  agentCode: string | null;
+  instance: string | null;
+  parentPlanId: string | null;
+  parentNodeId: string | null;
+}
+
+const PLACE = `id, title, status, root_plan_id AS "root", depth, agent_code AS "agentCode", instance, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId"`;
+
+export async function placeOf(q: Queryable, planId: string): Promise<TreePlace | undefined> {
+  const [row] = await q.all<TreePlace>(`SELECT ${PLACE} FROM plans WHERE id = ?`, [planId]);
+  return row ? { ...row, depth: Number(row.depth) } : undefined;
+}
+
+/** The plan and its ancestors, root first. */
+export async function chainOf(q: Queryable, planId: string): Promise<TreePlace[]> {
+  const chain: TreePlace[] = [];
+  for (let id: string | null = planId; id !== null;) {
+    const place = await placeOf(q, id);
+    if (!place) break;
+    chain.unshift(place);
+    id = place.parentPlanId;
+  }
+  return chain;
+}
+
+/** Every plan of the root's tree below it, root → leaf (by depth, then creation). */
+export async function descendants(q: Queryable, root: string): Promise<TreePlace[]> {
+  const rows = await q.all<TreePlace>(`SELECT ${PLACE} FROM plans WHERE root_plan_id = ? ORDER BY depth, id`, [root]);
+  return rows.map((r) => ({ ...r, depth: Number(r.depth) }));
+}
+
+/** Child plans made in the root's tree so far. */
+export async function childCount(q: Queryable, root: string): Promise<number> {
+  const [row] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM plans WHERE root_plan_id = ?`, [root]);
+  return Number(row?.n ?? 0);
+}
+
+/** The next instance id of an agent in a tree: `<agentCode>_<NNN>`, numbered per root from 001. */
+export async function nextInstance(q: Queryable, root: string, agentCode: string): Promise<string> {
+  const [row] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM plans WHERE root_plan_id = ? AND agent_code = ?`, [root, agentCode]);
+  return `${agentCode}_${String(Number(row?.n ?? 0) + 1).padStart(3, '0')}`;
+}
+
+/** The tree's token spend so far (its root's and every child's). */
+export async function treeTokens(q: Queryable, root: string): Promise<number> {
+  const [row] = await q.all<{ n: number | string | null }>(`SELECT SUM(tokens_used) AS "n" FROM plans WHERE id = ? OR root_plan_id = ?`, [root, root]);
+  return Number(row?.n ?? 0);
+}

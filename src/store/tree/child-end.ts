@@ -1,0 +1,60 @@
+import { finishAttempts } from '../../engine/attempts.js';
+import type { PlanState } from '../../engine/snapshot.js';
+import type { Step } from '../../engine/step.js';
+import type { PlanStatus } from '../../model/types.js';
+import { defaultConfig } from '../../config/defaults.js';
+import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
+import { decideWithMore } from '../decide.js';
+import type { Queryable } from '../sql/executor.js';
+import { loadDependents, loadNodes, loadPlan, type LoadedPlan } from '../sql/load.js';
+import { childResult } from './child-result.js';
+
+/** A child plan that a written step ended: its parent node is finished in the same transaction. */
+export interface EndedChild {
+  plan: PlanState;
+  to: PlanStatus;
+  actor?: string;
+  reason?: string;
+}
+
+/** The child plans these steps ended (a plan move to a finished status that was written, of a plan with a parent node). */
+export function endedChildren(steps: ReadonlyArray<{ step: Step; plan: PlanState }>, moved: ReadonlySet<string>): EndedChild[] {
+  const out: EndedChild[] = [];
+  for (const { step, plan } of steps) {
+    const to = step.planChange?.to;
+    if (!plan.parent || to === undefined || !FINISHED_PLAN_STATUSES.has(to) || !moved.has(step.planId)) continue;
+    const event = step.events.find((e) => e.kind === 'status' && e.node === undefined && e.to === to);
+    out.push({ plan, to, ...(event?.actor !== undefined ? { actor: event.actor } : {}), ...(event?.reason !== undefined ? { reason: event.reason } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The parent node's end for each ended child: done with the child's result or failed with its error
+ * (child-result.ts), as a worker's report would end it — retries, onFailure, readiness of what follows.
+ * A parent node that no longer waits on this child (cancelled with its plan, say) is left alone.
+ */
+export async function parentSteps(q: Queryable, ended: readonly EndedChild[]): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
+  const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
+  for (const child of ended) {
+    const parent = child.plan.parent!;
+    const loaded = await loadPlan(q, parent.planId, true);
+    if (!loaded) continue;
+    await loadNodes(q, loaded, [parent.nodeId]);
+    const node = loaded.nodes.get(parent.nodeId);
+    const [link] = await q.all<{ child: string | null; leased: string | null }>(
+      `SELECT child_plan_id AS "child", lease_token AS "leased" FROM nodes WHERE plan_id = ? AND node_id = ?`,
+      [parent.planId, parent.nodeId],
+    );
+    if (!node || node.status !== 'running' || link?.child !== child.plan.id || link.leased !== null) continue;
+    await loadDependents(q, loaded, [parent.nodeId]);
+    const result = await childResult(q, child.plan.id, child.to, child);
+    const [instance] = await q.all<{ instance: string | null }>(`SELECT instance FROM plans WHERE id = ?`, [child.plan.id]);
+    const owner = instance?.instance ?? `child plan ${child.plan.id}`;
+    const step = await decideWithMore(q, loaded, (snapshot) =>
+      finishAttempts(snapshot, [{ node: parent.nodeId, result, jitter: Math.random() }], { retryDefaults: defaultConfig().retry, owner, claim: 0 }),
+    );
+    out.push({ step, loaded });
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+import { finishAttempts } from '../../engine/attempts.js';
+import { initialSnapshot } from '../../engine/initial-state.js';
+import { start } from '../../engine/plan-steps.js';
+import type { Step } from '../../engine/step.js';
+import { defaultConfig } from '../../config/defaults.js';
+import { decideWithMore } from '../decide.js';
+import { newPlanId } from '../ids.js';
+import { insertEvents } from '../sql/events.js';
+import type { Db, Queryable } from '../sql/executor.js';
+import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId } from '../sql/load.js';
+import { insertPlan, planNotFound } from '../sql/plans.js';
+import { chainOf, childCount, descendants, lockRoot, nextInstance, placeOf, type TreePlace } from '../sql/tree.js';
+import type { StepWriter, Written } from '../step-writer.js';
+import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
+import { leaseLost } from '../work-queue.js';
+
+/** The plan stack's limits (`limits.maxPlanDepth`, `limits.maxChildPlans`). */
+export interface TreeLimits {
+  maxPlanDepth: number;
+  maxChildPlans: number;
+}
+
+/** A child plan to start for a claimed agent node: the plan its agent's kind made, and what the node asked. */
+export interface NewChild extends Omit<CreatePlanInput, 'child'> {
+  agentCode: string;
+  /** `detach=true`: the node is done once the child exists (its output: the child's id). */
+  detach: boolean;
+}
+
+export type StartedChild = { kind: 'started'; childPlanId: string; instance: string } | { kind: 'failed'; error: string; retryable: false };
+
+/** A plan in a cascade: the one the command names, or a descendant (`cascadePaused`: paused because an ancestor was). */
+export interface CascadePlace {
+  descendant: boolean;
+  cascadePaused: boolean;
+}
+export type DecideCascade = (snapshot: Parameters<Decide>[0], candidates: readonly string[], place: CascadePlace) => Step | undefined;
+
+/**
+ * The plan stack's writes (issue 15; SPEC-level words in the README's "Agents"): an agent node's child
+ * is created with the node's move to wait on it, in one transaction, exactly once per attempt; a
+ * command on a plan cascades to its descendants, root → leaf, in one transaction under the tree's lock.
+ */
+export class TreeStore {
+  constructor(
+    private readonly db: Db,
+    private readonly writer: StepWriter,
+  ) {}
+
+  /**
+   * Starts the child of a claimed agent node: checks the lease, the depth and the tree's child count,
+   * creates and starts the child (the unique key on parent plan, node and attempt makes a second one
+   * impossible) and moves the node to wait on it — no lease, no polling — or, detached, to done.
+   */
+  async startChild(claim: ClaimedNode, child: NewChild, limits: TreeLimits): Promise<StartedChild> {
+    const outcome = await this.db.tx(async (q): Promise<{ result: StartedChild; written: Written[] }> => {
+      const parent = await placeOf(q, claim.planId);
+      if (!parent) throw planNotFound(claim.planId);
+      const root = parent.root ?? parent.id;
+      await lockRoot(q, root);
+      const rowId = tokenRowId(claim.token);
+      const [row] = rowId === undefined ? [] : await lockLeased(q, [rowId]);
+      if (!row || row.leaseToken !== claim.token) throw leaseLost();
+      const chain = await chainOf(q, claim.planId);
+      const depth = parent.depth + 1;
+      const path = [...chain.map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
+      if (depth > limits.maxPlanDepth) {
+        return failed(
+          `PLAN_DEPTH_EXCEEDED: ${path} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
+        );
+      }
+      const made = await childCount(q, root);
+      if (made >= limits.maxChildPlans) {
+        return failed(
+          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${path}); raise the setting`,
+        );
+      }
+      const instance = await nextInstance(q, root, child.agentCode);
+      const id = newPlanId();
+      const { snapshot, candidates } = initialSnapshot(id, child.graph);
+      snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
+      snapshot.plan.root = root;
+      const { agentCode, detach, ...input } = child;
+      const rows = await insertPlan(
+        q,
+        { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
+        snapshot,
+      );
+      // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
+      // before the child starts: a child with nothing to run ends at once, and its end finishes the node.
+      await q.run(`UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`, [
+        id,
+        rowId,
+      ]);
+      await insertEvents(q, [
+        {
+          planId: claim.planId,
+          node: claim.nodeId,
+          kind: 'child',
+          driver: 'engine',
+          actor: instance,
+          reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
+          detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
+        },
+      ]);
+      const written: Written[] = [];
+      if (detach) written.push(await this.#finishDetached(q, claim, id));
+      written.push(await this.writer.write(q, [{ step: start(snapshot, candidates), plan: snapshot.plan }], (_, node) => rows.get(node), new Map()));
+      return { result: { kind: 'started', childPlanId: id, instance }, written };
+    });
+    for (const written of outcome.written) await this.writer.after(written);
+    return outcome.result;
+  }
+
+  /** A detached agent node is done once its child exists: its output is the child's id. */
+  async #finishDetached(q: Queryable, claim: ClaimedNode, childId: string): Promise<Written> {
+    const loaded = (await loadPlan(q, claim.planId, true))!;
+    await loadNodes(q, loaded, [claim.nodeId]);
+    await loadDependents(q, loaded, [claim.nodeId]);
+    const step = await decideWithMore(q, loaded, (snapshot) =>
+      finishAttempts(snapshot, [{ node: claim.nodeId, result: { kind: 'done', output: childId }, jitter: 0 }], {
+        retryDefaults: defaultConfig().retry,
+        owner: claim.nodeId,
+        claim: 0,
+      }),
+    );
+    return this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map());
+  }
+
+  /**
+   * One command on a plan and every plan below it, root → leaf, in one transaction under the tree's
+   * lock: `decide` runs on each (for descendants, `place.descendant`); a descendant paused by the
+   * cascade is marked so, and a resume un-pauses only those.
+   */
+  async cascade(planId: string, scope: ChangeScope, decide: DecideCascade): Promise<Step | undefined> {
+    const outcome = await this.db.tx(async (q) => {
+      const place = await placeOf(q, planId);
+      if (!place) throw planNotFound(planId);
+      await lockRoot(q, place.root ?? place.id);
+      const below = subtree(place, await descendants(q, place.root ?? place.id));
+      const written: Written[] = [];
+      let first: Step | undefined;
+      for (const target of [place, ...below]) {
+        const descendant = target !== place;
+        const loaded = await loadPlan(q, target.id, true);
+        if (!loaded) continue;
+        if (scope.all) await loadAll(q, loaded);
+        const candidates = scope.candidates ? await loadCandidates(q, loaded) : [];
+        const [flag] = await q.all<{ paused: number }>(`SELECT cascade_paused AS "paused" FROM plans WHERE id = ?`, [target.id]);
+        const step = await decideWithMore(q, loaded, (snapshot) =>
+          decide(snapshot, candidates, { descendant, cascadePaused: Number(flag?.paused ?? 0) === 1 }),
+        );
+        if (!descendant) first = step;
+        if (!step) continue;
+        written.push(await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()));
+        const to = step.planChange?.to;
+        if (descendant && (to === 'paused' || to === 'running'))
+          await q.run(`UPDATE plans SET cascade_paused = ? WHERE id = ?`, [to === 'paused' ? 1 : 0, target.id]);
+      }
+      return { first, written };
+    });
+    for (const written of outcome.written) await this.writer.after(written);
+    return outcome.first;
+  }
+}
+
+function failed(error: string): { result: StartedChild; written: Written[] } {
+  return { result: { kind: 'failed', error, retryable: false }, written: [] };
+}
+
+/** `root title` for a root, `instance` for a child: how a path from the root names each plan. */
+function describe(place: TreePlace): string {
+  return place.instance ?? place.title;
+}
+
+/** The plans below `top` among its tree's descendants (root → leaf order kept). */
+function subtree(top: TreePlace, all: readonly TreePlace[]): TreePlace[] {
+  const inside = new Set([top.id]);
+  const out: TreePlace[] = [];
+  for (const plan of all) {
+    if (plan.parentPlanId !== null && inside.has(plan.parentPlanId)) {
+      inside.add(plan.id);
+      out.push(plan);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * Agent trees in-process: a test store, tools, a registry of agents, a template folder, and workers
+ * that start agent nodes' children — the pieces `openDotplan({ agents })` puts together.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { childStarter, type AgentLookup } from '../../src/agents/start-child.js';
+import type { ChildAgent } from '../../src/agents/child-plans.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { preparePlan } from '../../src/plans/prepare-plan.js';
+import { createRegistry } from '../../src/tools/registry.js';
+import type { Tool, ToolCatalogue } from '../../src/tools/types.js';
+import { Worker } from '../../src/worker/worker.js';
+import { createTestStore, type TestStore } from '../support/db.js';
+
+export type TestAgent = ChildAgent & { agents?: string[] };
+
+export interface TreeHarness {
+  store: TestStore;
+  tools: ToolCatalogue;
+  dir: string;
+  /** Creates and starts a root plan from DOT text (agent nodes allowed). */
+  create(dot: string): Promise<string>;
+  /** A worker that runs until nothing is left to do. */
+  runUntilIdle(options?: { concurrency?: number }): Promise<void>;
+  worker(options?: { concurrency?: number; untilIdle?: boolean; owner?: string }): Worker;
+  cleanup(): Promise<void>;
+}
+
+export async function openTreeHarness(options: {
+  agents: TestAgent[];
+  templates?: Record<string, string>;
+  tools?: Tool[];
+  limits?: { maxPlanDepth?: number; maxChildPlans?: number };
+}): Promise<TreeHarness> {
+  const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
+  mkdirSync(join(dir, 'templates'));
+  for (const [name, text] of Object.entries(options.templates ?? {})) writeFileSync(join(dir, 'templates', `${name}.dot`), text);
+  const store = await createTestStore();
+  const tools = await createRegistry({ cwd: dir });
+  for (const tool of options.tools ?? []) tools.register(tool, 'test');
+  const byCode = new Map(options.agents.map((a) => [a.code, a]));
+  const agents: AgentLookup = { get: (code) => byCode.get(code), list: () => options.agents };
+  const config = defaultConfig();
+  const limits = { maxPlanDepth: options.limits?.maxPlanDepth ?? 4, maxChildPlans: options.limits?.maxChildPlans ?? 100 };
+  const children = childStarter({ store, tools, agents, limits, cwd: dir, dotLimits: {} });
+  const worker = (o: { concurrency?: number; untilIdle?: boolean; owner?: string } = {}) =>
+    new Worker({
+      store,
+      tools,
+      poll: '*/1 * * * * *',
+      concurrency: o.concurrency ?? 4,
+      leaseMs: 30_000,
+      retryDefaults: config.retry,
+      children,
+      ...(o.untilIdle ? { untilIdle: true } : {}),
+      ...(o.owner ? { owner: o.owner } : {}),
+    });
+  return {
+    store,
+    tools,
+    dir,
+    async create(dot) {
+      const { warnings: _w, ...prepared } = await preparePlan(tools, { dot }, 'test', {}, dir, { allowAgent: true });
+      return (await store.plans.create(prepared)).id;
+    },
+    async runUntilIdle(o = {}) {
+      const w = worker({ ...o, untilIdle: true });
+      const errors: unknown[] = [];
+      w.on('worker:error', (error) => errors.push(error));
+      w.start();
+      await w.idle;
+      if (errors.length > 0) throw errors[0] instanceof Error ? errors[0] : new Error(String(errors[0]));
+    },
+    worker,
+    async cleanup() {
+      await store.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

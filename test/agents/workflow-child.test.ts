@@ -1,0 +1,99 @@
+/**
+ * An agent node runs a child plan (seed 004's AEP → EP): the child is made from the agent's template
+ * with what the node passes, the node waits on it holding no lease, and the child's last step
+ * finishes the node with the child's result — on SQLite and PostgreSQL.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTreeHarness, type TreeHarness } from './tree-harness.js';
+
+const SUMMARY = `digraph summary {
+  params="topic, audience=everyone"
+  output="{{nodes.write.output}}"
+  draft [type=function toolCode=template toolInput="Notes on {{params.topic}}"]
+  write [type=function toolCode=template toolInput="{{nodes.draft.output}} for {{params.audience}}"]
+  draft -> write
+}`;
+
+describe('agent nodes run child plans', () => {
+  let h: TreeHarness;
+  afterEach(async () => h?.cleanup());
+
+  it('a workflow agent: child made from its template with agentParams and inherited values; the node is done with its output', async () => {
+    h = await openTreeHarness({ agents: [{ code: 'summariser', kind: 'workflow', template: 'summary' }], templates: { summary: SUMMARY } });
+    const root = await h.create(`digraph root {
+      params="audience=ops"
+      fetch [type=function toolCode=template toolInput="DOT"]
+      sum [type=agent agentCode=summariser task="Summarise {{nodes.fetch.output}}" agentParams="{\\"topic\\": \\"{{nodes.fetch.output}} files\\"}" inherit="params.audience"]
+      after [type=function toolCode=template toolInput="got: {{nodes.sum.output}}"]
+      fetch -> sum -> after
+    }`);
+    await h.runUntilIdle();
+    const plan = await h.store.plans.get(root);
+    expect(plan.status).toBe('completed');
+    const sum = await h.store.plans.node(root, 'sum');
+    expect(sum.status).toBe('done');
+    expect(sum.output).toBe('Notes on DOT files for ops');
+    expect(sum.childPlanId).toMatch(/^p_/);
+    expect((await h.store.plans.node(root, 'after')).output).toBe('got: Notes on DOT files for ops');
+    const child = await h.store.plans.get(sum.childPlanId!);
+    expect(child).toMatchObject({
+      status: 'completed',
+      parent: { planId: root, nodeId: 'sum', attempt: 1 },
+      rootPlanId: root,
+      depth: 1,
+      agentCode: 'summariser',
+      instance: 'summariser_001',
+      params: { topic: 'DOT files', audience: 'ops' },
+    });
+    const events = await h.store.events.list(root, { kind: 'child' });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.reason).toContain(`started child plan ${child.id} (summariser_001`);
+  });
+
+  it('without output=, the child result is its sink nodes outputs as JSON; a failed child fails the node naming the child', async () => {
+    const noOutput = SUMMARY.replace('output="{{nodes.write.output}}"', '');
+    const failing = `digraph f { boom [type=function toolCode=fail toolInput="broken on purpose"] }`;
+    h = await openTreeHarness({
+      agents: [
+        { code: 'summariser', kind: 'workflow', template: 'summary' },
+        { code: 'breaker', kind: 'workflow', template: 'failing' },
+      ],
+      templates: { summary: noOutput, failing },
+      tools: [
+        {
+          code: 'fail',
+          run: (input: unknown) => {
+            throw Object.assign(new Error(String(input)), { retryable: false });
+          },
+        },
+      ],
+    });
+    const root = await h.create(`digraph root {
+      a [type=agent agentCode=summariser agentParams="{\\"topic\\": \\"x\\"}"]
+      b [type=agent agentCode=breaker]
+    }`);
+    await h.runUntilIdle();
+    const a = await h.store.plans.node(root, 'a');
+    expect(JSON.parse(a.output!)).toEqual({ write: 'Notes on x for everyone' });
+    const b = await h.store.plans.node(root, 'b');
+    expect(b.status).toBe('failed');
+    expect(b.error).toContain(`child plan ${b.childPlanId} (breaker_001) failed`);
+    expect((await h.store.plans.get(root)).status).toBe('failed');
+  });
+
+  it('an unknown agent fails the node with AGENT_UNKNOWN and a suggestion; detach=true is done once the child exists', async () => {
+    h = await openTreeHarness({ agents: [{ code: 'summariser', kind: 'workflow', template: 'summary' }], templates: { summary: SUMMARY } });
+    const root = await h.create(`digraph root {
+      x [type=agent agentCode=sumariser]
+      d [type=agent agentCode=summariser detach=true agentParams="{\\"topic\\": \\"y\\"}"]
+    }`);
+    await h.runUntilIdle();
+    const x = await h.store.plans.node(root, 'x');
+    expect(x.status).toBe('failed');
+    expect(x.error).toMatch(/AGENT_UNKNOWN.*"sumariser".*did you mean "summariser"/);
+    const d = await h.store.plans.node(root, 'd');
+    expect(d.status).toBe('done');
+    expect(d.output).toBe(d.childPlanId);
+    expect((await h.store.plans.get(d.childPlanId!)).status).toBe('completed');
+  });
+});
