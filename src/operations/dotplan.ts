@@ -1,3 +1,4 @@
+import { cancelTree, pauseTree, resumeTree } from './cascade.js';
 import * as engine from '../engine/index.js';
 import { authoredAttributes } from '../engine/initial-state.js';
 import type { Config } from '../config/defaults.js';
@@ -130,11 +131,11 @@ export class Dotplan {
     return this.store.plans.node(planId, nodeId);
   }
 
-  /** Cancels the plan and every node that has not finished. */
+  /** Cancels the plan and every node that has not finished, and every plan below it (agent nodes' children). */
   async cancel(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('cancel', { planId, options });
     const by = this.#operator(options);
-    await this.store.plans.change(planId, { all: true }, (snapshot) => engine.cancel(snapshot, by, options.reason ?? `cancelled by ${by.name}`));
+    await cancelTree(this.store, planId, by, options.reason ?? `cancelled by ${by.name}`);
     return this.store.plans.get(planId);
   }
 
@@ -142,7 +143,7 @@ export class Dotplan {
   async pause(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('pause', { planId, options });
     const by = this.#operator(options);
-    await this.store.plans.change(planId, {}, (snapshot) => engine.pause(snapshot, by, options.reason ?? `paused by ${by.name}`));
+    await pauseTree(this.store, planId, by, options.reason ?? `paused by ${by.name}`);
     return this.store.plans.get(planId);
   }
 
@@ -150,9 +151,7 @@ export class Dotplan {
   async resume(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('resume', { planId, options });
     const by = this.#operator(options);
-    await this.store.plans.change(planId, { candidates: true }, (snapshot, candidates) =>
-      engine.resume(snapshot, by, options.reason ?? `resumed by ${by.name}`, candidates),
-    );
+    await resumeTree(this.store, planId, by, options.reason ?? `resumed by ${by.name}`);
     return this.store.plans.get(planId);
   }
 
