@@ -1,3 +1,4 @@
+import { modeRules } from '../model/plan-modes.js';
 import { planFailure, type FailedNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { isFinished } from './readiness.js';
@@ -19,7 +20,7 @@ export function start(snapshot: Snapshot, candidates: readonly string[]): Step {
   propagate(b, [], candidates);
   // A reflection plan's nodes are made ready by the LLM: starting asks it for the (first) plan — before
   // the review, when there is one, so that the reviewer sees the plan the LLM means to run.
-  if (b.plan.mode === 'reflection') return { ...b.build(), settle: false, askLlm: true };
+  if (modeRules(b.plan.mode).servedByLlm) return { ...b.build(), settle: false, askLlm: true };
   return { ...b.build(), settle: !review }; // a plan with nothing to run completes at once
 }
 
@@ -72,7 +73,7 @@ export interface PlanFacts {
  * the error naming the first node that failed (failure.ts).
  */
 export function settle(plan: PlanState, facts: PlanFacts): Step | undefined {
-  if (plan.status !== 'running' || plan.mode !== 'workflow' || facts.active) return undefined;
+  if (plan.status !== 'running' || !modeRules(plan.mode).settles || facts.active) return undefined;
   const b = new StepBuilder({ plan, nodes: new Map(), edges: new Map() });
   if (facts.failed) {
     const error = planFailure(facts.failures?.first ?? [], facts.failures?.count ?? 1);

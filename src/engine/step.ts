@@ -1,3 +1,4 @@
+import { modeRules } from '../model/plan-modes.js';
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
 import type { Attributes, Driver, EventKind, NodeStatus, PlanStatus } from '../model/types.js';
 import { assertNodeMove } from '../state/node-moves.js';
@@ -103,7 +104,7 @@ export class StepBuilder {
 
   /** Workflow readiness applies: the plan runs and the engine, not the LLM, makes nodes ready. */
   get readinessActive(): boolean {
-    return this.#plan.status === 'running' && this.#plan.mode === 'workflow';
+    return this.#plan.status === 'running' && modeRules(this.#plan.mode).engineReadiness;
   }
 
   has(id: string): boolean {
@@ -137,7 +138,7 @@ export class StepBuilder {
     this.#event({ node: id, kind: 'status', driver: actor.driver, actor: actor.name, from: before.status, to, reason, detail });
     if (to === 'ready' || to === 'running') this.#advanced = true;
     if (TERMINAL_NODE_STATUSES.has(to) || to === 'awaiting_input') this.#finished = true;
-    if (this.#plan.mode === 'reflection' && actor.driver !== 'llm' && ASK_LLM_AFTER.has(to) && before.status !== to) this.#askLlm = true;
+    if (modeRules(this.#plan.mode).servedByLlm && actor.driver !== 'llm' && ASK_LLM_AFTER.has(to) && before.status !== to) this.#askLlm = true;
     return after;
   }
 

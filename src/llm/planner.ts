@@ -1,3 +1,4 @@
+import { REPLAN_REQUESTED } from '../model/replan.js';
 import * as engine from '../engine/index.js';
 import type { Config } from '../config/defaults.js';
 import { revisionGraph } from '../revisions/revision-graphs.js';
@@ -74,11 +75,20 @@ export class Planner {
     const goal = plan.attributes.goal ?? plan.title;
 
     if (limits.maxTokens > 0 && work.tokensUsed >= limits.maxTokens) {
-      return this.#end(work, 'failed', `the plan's token budget is spent (${work.tokensUsed} of maxTokens=${limits.maxTokens})`);
+      const whose = work.rootPlanId ? `the token budget of its tree (root ${work.rootPlanId})` : "the plan's token budget";
+      return this.#end(work, 'failed', `${whose} is spent (${work.tokensUsed} of maxTokens=${limits.maxTokens})`);
     }
     const replans = countReplans(graph);
     if (replans > limits.maxReplans) {
-      return this.#answer(work, exchange, goal, graph, limits, signal, `${VERIFICATION_FAILED} ${replans} times (maxReplans=${limits.maxReplans})`);
+      return this.#answer(
+        work,
+        exchange,
+        goal,
+        graph,
+        limits,
+        signal,
+        `re-planned after a failed verification or an executor's request ${replans} times (maxReplans=${limits.maxReplans})`,
+      );
     }
 
     exchange.purpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
@@ -275,7 +285,8 @@ function active(graph: PlanGraph): boolean {
 
 /** Nodes that failed their verification (each one a re-plan). */
 function countReplans(graph: PlanGraph): number {
-  return graph.nodes.filter((n) => n.attributes.status === 'failed' && (n.attributes.error ?? '').startsWith(VERIFICATION_FAILED)).length;
+  const asks = (error: string) => error.startsWith(VERIFICATION_FAILED) || error.startsWith(REPLAN_REQUESTED);
+  return graph.nodes.filter((n) => n.attributes.status === 'failed' && asks(n.attributes.error ?? '')).length;
 }
 
 /** A reply that came but could not be processed (an exception in parsing, validating or applying it). */

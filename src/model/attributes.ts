@@ -1,3 +1,4 @@
+import { PLAN_MODES } from './plan-modes.js';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { normaliseStatus } from './status.js';
@@ -65,7 +66,7 @@ export const toolCallsSchema = z
   );
 
 /** Graph (plan-level) settings. */
-export const PLAN_MODES = ['workflow', 'reflection'] as const;
+export { PLAN_MODES };
 export const ON_FAILURE = ['stop', 'continue'] as const;
 export const REVIEW = ['required', 'none'] as const;
 export const ON_REVIEW_TIMEOUT = ['reject', 'approve'] as const;

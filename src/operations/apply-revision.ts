@@ -30,6 +30,8 @@ export interface ApplyRevisionOptions {
   reason?: string;
   /** More problems of the merged plan for this author (e.g. an LLM rewrite that leaves nothing to run). */
   check?: (next: PlanGraph) => Diagnostic[];
+  /** An agent instance's messages, written with the revision in one transaction (a ReAct turn). */
+  messages?: readonly unknown[];
 }
 
 /**
@@ -72,7 +74,7 @@ export async function applyRevision(deps: RevisionDeps, planId: string, dot: str
       ...(options.reason ? { updateLog: options.reason } : {}),
       ...(options.check ? { check: options.check } : {}),
     });
-    return verdict.write;
+    return verdict.write && options.messages ? { ...verdict.write, messages: options.messages } : verdict.write;
   });
   if (done && verdict.write) rememberRevision(planId, done.revision, verdict.write.next);
   if (invalidBase.length > 0) return { ...refused([...invalidBase, ...verdict.diagnostics]), conflicts: verdict.conflicts };

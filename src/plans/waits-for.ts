@@ -1,3 +1,4 @@
+import { modeRules } from '../model/plan-modes.js';
 import { answerCommand, commandLine } from '../model/command-line.js';
 import { waitingFrom } from '../model/waiting.js';
 import type { LlmState, NodeRecord, PlanRecord, WaitingItem } from '../store/index.js';
@@ -41,7 +42,7 @@ const NAMED = 5;
 export function waitsFor({ plan, nodes, people, llm, now }: PlanState): Wait[] {
   if (!LIVE.has(plan.status)) return [];
   const waits: Wait[] = [];
-  if (plan.mode === 'reflection' && llm.due > 0 && plan.status !== 'paused') waits.push(llmWait(plan.status, nodes.length === 0, llm));
+  if (modeRules(plan.mode).servedByLlm && llm.due > 0 && plan.status !== 'paused') waits.push(llmWait(plan.status, nodes.length === 0, llm));
   for (const item of people) {
     const waiting = waitingFrom(item);
     if (item.kind === 'review') waits.push({ for: 'review', text: 'review', since: item.since, command: answerCommand(waiting) });

@@ -1,3 +1,5 @@
+import { treeTokens } from './sql/tree.js';
+import { LLM_MODES_SQL } from '../model/plan-modes.js';
 import { randomUUID } from 'node:crypto';
 import { decodeText, encodeText } from './text.js';
 import { redactValue } from '../secrets/redact.js';
@@ -19,11 +21,16 @@ export interface LlmWork {
   due: number;
   /** Failed exchanges in a row so far: replies refused, endpoint errors (kept across a takeover). */
   attempts: number;
+  /** Tokens spent so far: the plan's, or for a plan of a tree the whole tree's (`reflection.maxTokens` is the tree's budget). */
   tokensUsed: number;
+  /** `reflection` or `react`: which driver serves it (src/worker/llm-slot.ts). */
+  mode: string;
+  /** A child plan's tree root. */
+  rootPlanId?: string;
 }
 
 /** Why the model was called: the first plan, a rewrite, a verify="llm" judgement, the final answer. */
-export type LlmPurpose = 'plan' | 'rewrite' | 'verify' | 'answer';
+export type LlmPurpose = 'plan' | 'rewrite' | 'verify' | 'answer' | 'turn';
 /** How a call ended: a reply applied or refused (plans), `ok` (other purposes), or an endpoint error. */
 export type LlmOutcome = 'applied' | 'refused' | 'ok' | 'error';
 
@@ -64,7 +71,7 @@ export interface LlmState {
 
 export interface LlmQueue {
   /** One plan's due work for `owner`, leased for `leaseMs`; undefined when none is free. */
-  claim(owner: string, leaseMs: number): Promise<LlmWork | undefined>;
+  claim(owner: string, leaseMs: number, modes?: readonly string[]): Promise<LlmWork | undefined>;
   /** Extends the lease; false when it was lost (another worker took the work over). */
   renew(work: LlmWork, leaseMs: number): Promise<boolean>;
   /** Served: the requests it saw are off the count, the refusals reset, the lease released. */
@@ -91,7 +98,7 @@ export interface LlmQueue {
 }
 
 /** A reflection plan's LLM work is served while it runs, and while it waits for review (the first plan, a reviewer's suggestion). */
-export const LLM_SERVED = `mode = 'reflection' AND status IN ('running', 'awaiting_review')`;
+export const LLM_SERVED = `mode IN ${LLM_MODES_SQL} AND status IN ('running', 'awaiting_review')`;
 /** Work no worker holds, and not backing off after a failed exchange. */
 const FREE = `${LLM_SERVED} AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW) AND (llm_not_before IS NULL OR llm_not_before <= NOW)`;
 /** The most tokens one call is counted with, and a plan's total: PostgreSQL's INTEGER holds up to 2^31 - 1. */
@@ -100,20 +107,26 @@ const MAX_TOKENS_TOTAL = 2_147_483_647;
 export class SqlLlmQueue implements LlmQueue {
   constructor(private readonly db: Db) {}
 
-  async claim(owner: string, leaseMs: number): Promise<LlmWork | undefined> {
+  async claim(owner: string, leaseMs: number, modes?: readonly string[]): Promise<LlmWork | undefined> {
+    const only = modes === undefined ? '' : ` AND mode IN (${modes.map((m) => `'${m.replace(/'/g, "''")}'`).join(', ') || 'NULL'})`;
     const token = randomUUID();
     const claim = async (q: Queryable) => {
-      const [row] = await q.all<{ id: string; due: number; attempts: number; tokens: number }>(
+      const [row] = await q.all<{ id: string; due: number; attempts: number; tokens: number; mode: string; root: string | null }>(
         `UPDATE plans SET llm_lease_owner = ?, llm_lease_token = ?, llm_lease_expires_at = NOW + ? ` +
-          `WHERE id = (SELECT id FROM plans WHERE ${FREE} ORDER BY updated_at LIMIT 1${forUpdate(q, 'SKIP LOCKED')}) ` +
-          `RETURNING id, llm_due AS "due", llm_attempts AS "attempts", tokens_used AS "tokens"`,
+          `WHERE id = (SELECT id FROM plans WHERE ${FREE}${only} ORDER BY updated_at LIMIT 1${forUpdate(q, 'SKIP LOCKED')}) ` +
+          `RETURNING id, llm_due AS "due", llm_attempts AS "attempts", tokens_used AS "tokens", mode, root_plan_id AS "root"`,
         [owner, token, leaseMs],
       );
       return row;
     };
     const row = this.db.dialect === 'postgres' ? await claim(this.db) : await this.db.tx(claim);
     if (!row) return undefined;
-    return { planId: row.id, token, due: Number(row.due), attempts: Number(row.attempts), tokensUsed: Number(row.tokens) };
+    const work: LlmWork = { planId: row.id, token, due: Number(row.due), attempts: Number(row.attempts), tokensUsed: Number(row.tokens), mode: row.mode };
+    if (row.root !== null) {
+      work.rootPlanId = row.root;
+      work.tokensUsed = await treeTokens(this.db, row.root);
+    }
+    return work;
   }
 
   async renew(work: LlmWork, leaseMs: number): Promise<boolean> {

@@ -5,12 +5,13 @@ import type { Step } from '../engine/step.js';
 import type { PlanStatus } from '../model/types.js';
 import { newPlanId } from './ids.js';
 import type { Reads } from './reads.js';
-import type { Db, Queryable } from './sql/executor.js';
+import type { Db } from './sql/executor.js';
 import { loadAll, loadCandidates, loadNodes, loadPlan, loadDependents } from './sql/load.js';
 import { decideWithMore, snapshotOf } from './decide.js';
 import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import { lockTrees } from './sql/tree.js';
+import { appendMessages } from './sql/messages.js';
 import type { StepWriter } from './step-writer.js';
 import { waitingItems } from './sql/inbox.js';
 import type {
@@ -108,6 +109,7 @@ export class SqlPlanStore implements PlanStore {
           ...revised.step.events,
         ],
       };
+      if (write.messages) await appendMessages(q, planId, write.messages);
       const rowOf = (_: string, node: string) => loaded.rows.get(node) ?? inserted.get(node);
       return { number, written: await this.writer.write(q, [{ step, plan: loaded.plan }], rowOf, new Map()) };
     });

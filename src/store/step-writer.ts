@@ -1,3 +1,4 @@
+import { modeRules } from '../model/plan-modes.js';
 import { refreshAfterPlan } from './sql/statistics.js';
 import { settle } from '../engine/plan-steps.js';
 import type { PlanState } from '../engine/snapshot.js';
@@ -134,7 +135,7 @@ export class StepWriter {
     if (!step.settle || [...persisted.handed, ...persisted.claimed].some((c: ClaimedNode) => c.planId === step.planId)) return undefined;
     const status = step.planChange && persisted.planMoves.has(step.planId) ? step.planChange.to : plan.status;
     // Only a workflow plan ends by itself (a reflection plan ends by the LLM's work): no facts to read for others.
-    if (FINISHED_PLAN_STATUSES.has(status) || plan.mode !== 'workflow') return undefined;
+    if (FINISHED_PLAN_STATUSES.has(status) || !modeRules(plan.mode).settles) return undefined;
     const settled = settle({ ...plan, status }, await planFacts(q, step.planId));
     if (!settled) return undefined;
     const writes = toWriteSet([settled], () => undefined);

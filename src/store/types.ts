@@ -241,6 +241,8 @@ export interface RevisionWrite {
   dot: string;
   author: RevisionAuthor;
   updateLog?: string;
+  /** An agent instance's messages written with the revision (a ReAct turn: the model's message with the node that runs its calls). */
+  messages?: readonly unknown[];
 }
 export type DecideRevision = (current: { snapshot: Snapshot; revision: { number: number; dot: string } }) => RevisionWrite | undefined;
 

@@ -1,5 +1,9 @@
-import type { Planner } from '../llm/planner.js';
 import type { LlmWork, Store } from '../store/index.js';
+
+/** What serves one plan's claimed LLM work, by the plan's mode: the reflection planner, a ReAct agent's loop. */
+export interface LlmDriver {
+  serve(work: LlmWork, signal: AbortSignal): Promise<void>;
+}
 
 /** The backoff when serving the work failed in a way the planner could not even count (the database, mostly). */
 const UNCOUNTED_FAILURE_DELAY_MS = 5_000;
@@ -23,7 +27,7 @@ export class LlmSlot {
 
   constructor(
     private readonly store: Store,
-    private readonly planner: Planner,
+    private readonly drivers: Readonly<Record<string, LlmDriver | undefined>>,
     private readonly options: { owner: string; leaseMs: number; slots: number; onEnd: () => void; onError: (error: unknown) => void },
   ) {}
 
@@ -34,13 +38,15 @@ export class LlmSlot {
   /** Claims one plan's LLM work and starts serving it; false when there is none (or every slot is busy). */
   async claim(): Promise<boolean> {
     if (this.#serving.size >= Math.max(1, this.options.slots)) return false;
-    const work = await this.store.llm.claim(this.options.owner, this.options.leaseMs);
+    const work = await this.store.llm.claim(this.options.owner, this.options.leaseMs, Object.keys(this.drivers));
     if (!work) return false;
     const controller = new AbortController();
     this.#serving.set(work.token, { work, controller });
     const running = (async () => {
       try {
-        await this.planner.serve(work, controller.signal);
+        const driver = this.drivers[work.mode];
+        if (!driver) throw new Error(`this worker cannot serve the LLM work of a ${work.mode} plan (${work.planId})`);
+        await driver.serve(work, controller.signal);
       } catch (error) {
         if (!controller.signal.aborted) {
           await this.store.llm.failed(work, work.attempts + 1, UNCOUNTED_FAILURE_DELAY_MS).catch(() => undefined);

@@ -1,3 +1,4 @@
+import type { LlmDriver } from './llm-slot.js';
 import type { ChildStarter } from '../kinds/agent-child.js';
 import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   owner?: string;
   /** Serves reflection plans' LLM work (rewrites, final answers); without it the worker leaves that work to others. */
   planner?: Planner;
+  /** Serves ReAct agents' child plans (`mode=react`): one model turn per claim. */
+  react?: LlmDriver;
   /** Reflection plans whose LLM work it serves at once. Default 1. */
   llmSlots?: number;
   /** Judges the outputs of nodes with verify="llm". */

@@ -91,8 +91,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       send: (notice) => this.emit('notice', notice),
       sends: () => this.listenerCount('notice') > 0,
     });
-    if (options.planner) {
-      this.llm = new LlmSlot(options.store, options.planner, {
+    const drivers = { ...(options.planner ? { reflection: options.planner } : {}), ...(options.react ? { react: options.react } : {}) };
+    if (Object.keys(drivers).length > 0) {
+      this.llm = new LlmSlot(options.store, drivers, {
         owner: this.owner,
         leaseMs: options.leaseMs,
         slots: options.llmSlots ?? 1,

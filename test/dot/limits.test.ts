@@ -44,11 +44,14 @@ describe('DOT limits', () => {
       env: { DOTPLAN_MAX_DOT_BYTES: '1000', DOTPLAN_MAX_DOT_ELEMENTS: '200' },
       cwd: mkdtempSync(join(tmpdir(), 'dotplan-limits-')),
     });
-    expect(config.limits).toEqual({ maxDotBytes: 1000, maxDotElements: 200 });
+    expect(config.limits).toMatchObject({ maxDotBytes: 1000, maxDotElements: 200 });
     const bytes = validateDot(chain(30), { tools, ...dotLimits(config) });
     expect(bytes.diagnostics).toMatchObject([{ code: 'DOT_TOO_LARGE', message: expect.stringMatching(/more than the limit of 1000 bytes/) }]);
     expect(bytes.diagnostics[0]!.fix).toMatch(/raise the setting limits\.maxDotBytes \(env DOTPLAN_MAX_DOT_BYTES\)/);
-    const elements = validateDot(chain(30), { tools, ...dotLimits({ limits: { maxDotBytes: 1_000_000, maxDotElements: 200, maxPlanDepth: 4, maxChildPlans: 100 } }) });
+    const elements = validateDot(chain(30), {
+      tools,
+      ...dotLimits({ limits: { maxDotBytes: 1_000_000, maxDotElements: 200, maxPlanDepth: 4, maxChildPlans: 100 } }),
+    });
     expect(elements.diagnostics).toMatchObject([{ code: 'DOT_TOO_LARGE', message: expect.stringMatching(/more than 200 DOT elements/) }]);
     expect(elements.diagnostics[0]!.fix).toMatch(/limits\.maxDotElements \(env DOTPLAN_MAX_DOT_ELEMENTS\)/);
   });

@@ -1,3 +1,4 @@
+import { LLM_MODES_SQL } from '../../model/plan-modes.js';
 import { NODE_WAITS } from '../../model/waiting.js';
 import { HELD_BY_WORKER, WAITS_FOR_PERSON } from './waits.js';
 import type { Outlook } from '../types.js';
@@ -26,7 +27,7 @@ const OUTLOOK =
  */
 const LLM_OUTLOOK =
   `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry", MIN(CASE WHEN llm_not_before > NOW THEN llm_not_before END) AS "nextAllowed" ` +
-  `FROM plans WHERE mode = 'reflection' AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
+  `FROM plans WHERE mode IN ${LLM_MODES_SQL} AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
 
 export async function outlook(q: Queryable): Promise<Outlook> {
   type Row = { ready: number; running: number; retryPending: number; awaitingInput: number; nextDueAt: number | null; nextExpiry: number | null };

@@ -1,12 +1,10 @@
+import { REPLAN_REQUESTED } from '../../model/replan.js';
 import { resolveReferences } from '../../execute/resolve-input.js';
 import type { PlanStatus } from '../../model/types.js';
 import type { AttemptResult } from '../../engine/attempts.js';
 import type { Queryable } from '../sql/executor.js';
 import { parseJsonObject } from '../rows.js';
 import { decodeText } from '../text.js';
-
-/** Error text a child plan ends with when its agent asked the leader to re-plan (the built-in `request_replan` tool). */
-export const REPLAN_REQUESTED = 'REPLAN_REQUESTED';
 
 /**
  * What a child plan's end makes of its parent node's attempt (SPEC-level words in the README's

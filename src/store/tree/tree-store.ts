@@ -6,6 +6,7 @@ import { defaultConfig } from '../../config/defaults.js';
 import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
 import { insertEvents } from '../sql/events.js';
+import { appendMessages, listMessages } from '../sql/messages.js';
 import type { Db, Queryable } from '../sql/executor.js';
 import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId } from '../sql/load.js';
 import { insertPlan, planNotFound } from '../sql/plans.js';
@@ -125,6 +126,16 @@ export class TreeStore {
       }),
     );
     return this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map());
+  }
+
+  /** An agent instance's conversation, in order (the messages as the API takes them). */
+  messages(planId: string): Promise<unknown[]> {
+    return listMessages(this.db, planId);
+  }
+
+  /** Appends to an agent instance's conversation, in one transaction. */
+  async appendMessages(planId: string, messages: readonly unknown[]): Promise<void> {
+    await this.db.tx((q) => appendMessages(q, planId, messages));
   }
 
   /**
