@@ -12,6 +12,7 @@ import { preparePlan } from '../../src/plans/prepare-plan.js';
 import { createRegistry } from '../../src/tools/registry.js';
 import type { Tool, ToolCatalogue } from '../../src/tools/types.js';
 import { Worker } from '../../src/worker/worker.js';
+import { runClaim } from '../../src/worker/run-claim.js';
 import { createTestStore, type TestStore } from '../support/db.js';
 
 export type TestAgent = ChildAgent & { agents?: string[] };
@@ -25,6 +26,8 @@ export interface TreeHarness {
   /** A worker that runs until nothing is left to do. */
   runUntilIdle(options?: { concurrency?: number }): Promise<void>;
   worker(options?: { concurrency?: number; untilIdle?: boolean; owner?: string }): Worker;
+  /** One worker step by hand: claim one ready node, run it by its kind, write its end; false when nothing was ready. */
+  step(): Promise<boolean>;
   cleanup(): Promise<void>;
 }
 
@@ -74,6 +77,26 @@ export async function openTreeHarness(options: {
       if (errors.length > 0) throw errors[0] instanceof Error ? errors[0] : new Error(String(errors[0]));
     },
     worker,
+    async step() {
+      const [claim] = await store.queue.claim({ owner: 'stepper', limit: 1, leaseMs: 30_000 });
+      if (!claim) return false;
+      const result = await runClaim(claim, new AbortController().signal, {
+        plans: store.plans,
+        tools,
+        retryDefaults: { ...config.retry, retryDelay: 1 },
+        log: () => undefined,
+        children,
+      });
+      if (result.kind !== 'delegated') {
+        await store.queue.finish([{ claim, result, jitter: 0 }], {
+          owner: 'stepper',
+          limit: 0,
+          leaseMs: 30_000,
+          retryDefaults: { ...config.retry, retryDelay: 1 },
+        });
+      }
+      return true;
+    },
     async cleanup() {
       await store.cleanup();
       rmSync(dir, { recursive: true, force: true });
