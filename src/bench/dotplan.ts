@@ -10,6 +10,7 @@ import { ladderPlan, whenChainPlan } from './scenarios/shapes.js';
 import { measureThroughput } from './scenarios/throughput.js';
 import { measureRewrite } from './scenarios/rewrite.js';
 import { measureValidate } from './scenarios/validate.js';
+import { measureAgentChain, measureTreeCancel } from './scenarios/agents.js';
 
 /**
  * dotplan's own benchmarks on one backend, with the real pieces: a store on an empty database,
@@ -46,8 +47,24 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const validate = measureValidate(backend, sizes.validate);
     const rewrite = await measureRewrite(backend, store, tools, sizes.rewrite);
     const idle = await measureIdlePoll(backend, store, sizes.plans, sizes.concurrency);
+    const agentChain = await measureAgentChain(backend, store, tools, log, Math.min(sizes.chain, 200), sizes.concurrency);
+    const plainStep = chain.results.find((r) => r.scenario === 'chain-latency-p50')!.value;
+    const agentVsChain: BenchResult = { backend, scenario: 'agent-vs-chain', value: Math.round((agentChain.value / plainStep) * 100) / 100, unit: '×' };
+    const treeCancel = await measureTreeCancel(backend, store, tools, sizes.tree);
     return {
-      results: [throughput.result, ...chain.results, when.result, ladder.result, join.result, validate, rewrite, idle.result],
+      results: [
+        throughput.result,
+        ...chain.results,
+        when.result,
+        ladder.result,
+        join.result,
+        validate,
+        rewrite,
+        idle.result,
+        agentChain,
+        agentVsChain,
+        treeCancel,
+      ],
       throughput: { ...throughput.check, elapsedMs: throughput.elapsedMs },
       chain: chain.check,
       shapes: [when.check, ladder.check, join.check],

@@ -19,6 +19,9 @@ export type BenchScenario =
   | 'validate'
   | 'rewrite'
   | 'idle-poll'
+  | 'agent-chain-p50'
+  | 'agent-vs-chain'
+  | 'tree-cancel'
   | 'floor-latency'
   | 'floor-rate';
 export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×';
@@ -123,6 +126,8 @@ export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
   if (r.scenario === 'validate') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
   if (r.backend === 'sqlite' && r.scenario === 'rewrite') out.push({ text: '≤ 150 ms', met: r.value <= 150 });
   if (r.scenario === 'idle-poll') out.push({ text: '< 20 ms', met: r.value < 20 });
+  if (r.scenario === 'agent-vs-chain') out.push({ text: '≤ 3×', met: r.value <= 3 });
+  if (r.scenario === 'tree-cancel') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
   return out;
 }
 
@@ -136,6 +141,9 @@ const LABELS: Record<BenchScenario, string> = {
   validate: 'validate 10k nodes',
   rewrite: 'LLM rewrite, 1k nodes',
   'idle-poll': 'idle poll',
+  'agent-chain-p50': 'agent step p50 (1-node child)',
+  'agent-vs-chain': 'agent step / plain step',
+  'tree-cancel': 'cancel a tree of 1,000 plans',
   'floor-latency': 'UPDATE latency p50',
   'floor-rate': 'UPDATEs, 10 conns',
 };

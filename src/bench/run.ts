@@ -28,9 +28,11 @@ export interface BenchSizes {
   validate: number;
   /** Nodes of the reflection plan the rewrite scenario rewrites. */
   rewrite: number;
+  /** Plans of the tree the tree-cancel scenario cancels (a root and its children). */
+  tree: number;
 }
 
-export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000, rewrite: 1_000 };
+export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000, rewrite: 1_000, tree: 1_000 };
 
 /** Where a dotplan scenario runs: an empty database of the given backend. */
 export interface DotplanBenchTarget {

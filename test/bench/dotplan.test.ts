@@ -7,7 +7,7 @@ import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { postgresServerUrl } from '../support/db.js';
 
-const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300, rewrite: 100 };
+const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300, rewrite: 100, tree: 30 };
 const url = process.env.DATABASE_URL;
 // PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
 const postgresUrl =
@@ -57,6 +57,9 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
     [backend, 'validate', 'ms'],
     [backend, 'rewrite', 'ms'],
     [backend, 'idle-poll', 'ms'],
+    [backend, 'agent-chain-p50', 'ms'],
+    [backend, 'agent-vs-chain', '×'],
+    [backend, 'tree-cancel', 'ms'],
   ]);
   for (const r of report.results) expect(r.value, r.scenario).toBeGreaterThan(0);
   const [, p50, p95] = report.results;
@@ -82,6 +85,9 @@ describe('dotplan benchmarks on SQLite', () => {
       'validate',
       'rewrite',
       'idle-poll',
+      'agent-chain-p50',
+      'agent-vs-chain',
+      'tree-cancel',
     ]);
   });
 });

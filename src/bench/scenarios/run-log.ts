@@ -38,6 +38,11 @@ export class RunLog {
     return this.#runs.get(planId) ?? new Map();
   }
 
+  /** When the tool runs of these plans started, in the order they started. */
+  startsOf(planIds: readonly string[]): number[] {
+    return planIds.flatMap((id) => (this.#starts.get(id) ?? []).map((s) => s.at)).sort((a, b) => a - b);
+  }
+
   /** When each tool run of a plan started (of the nodes `only` accepts), in the order they started. */
   starts(planId: string, only: (node: string) => boolean = () => true): number[] {
     return (this.#starts.get(planId) ?? []).filter((s) => only(s.node)).map((s) => s.at);

@@ -1,3 +1,4 @@
+import type { ChildStarter } from '../../kinds/agent-child.js';
 import { defaultConfig } from '../../config/defaults.js';
 import type { PlanStatus } from '../../model/types.js';
 import type { Store } from '../../store/types.js';
@@ -34,7 +35,14 @@ export interface RunCheck {
  * plan's completion. Throws when the plan does not complete, a worker error occurs, or it takes
  * longer than `timeoutMs`.
  */
-export async function runPlan(store: Store, tools: ToolCatalogue, planId: string, concurrency: number, timeoutMs: number): Promise<PlanRun> {
+export async function runPlan(
+  store: Store,
+  tools: ToolCatalogue,
+  planId: string,
+  concurrency: number,
+  timeoutMs: number,
+  children?: ChildStarter,
+): Promise<PlanRun> {
   const errors: unknown[] = [];
   let settle!: (result: { at: number; status: PlanStatus } | Error) => void;
   const finished = new Promise<{ at: number; status: PlanStatus } | Error>((resolve) => (settle = resolve));
@@ -51,7 +59,15 @@ export async function runPlan(store: Store, tools: ToolCatalogue, planId: string
   });
   const safety = setInterval(() => void check(performance.now()), 1000);
   const timer = setTimeout(() => settle(new Error(`plan ${planId} did not finish within ${timeoutMs} ms`)), timeoutMs);
-  const worker = new Worker({ store, tools, poll: BENCH_POLL, concurrency, leaseMs: 30_000, retryDefaults: defaultConfig().retry });
+  const worker = new Worker({
+    store,
+    tools,
+    poll: BENCH_POLL,
+    concurrency,
+    leaseMs: 30_000,
+    retryDefaults: defaultConfig().retry,
+    ...(children ? { children } : {}),
+  });
   worker.on('worker:error', (error) => {
     errors.push(error);
     settle(error instanceof Error ? error : new Error(String(error)));

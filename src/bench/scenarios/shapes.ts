@@ -34,6 +34,11 @@ function nodes(count: number): GraphNode[] {
   }));
 }
 
+/** A workflow plan of these nodes and edges, as the benchmarks store it. */
+export function planInputOf(title: string, list: GraphNode[], edges: PlanGraph['edges']): CreatePlanInput {
+  return planInput(title, list, edges);
+}
+
 function planInput(title: string, list: GraphNode[], edges: PlanGraph['edges']): CreatePlanInput {
   const graph: PlanGraph = { name: 'bench', strict: false, attributes: { mode: 'workflow', label: title }, nodes: list, edges, clusters: [] };
   return { title, graph, dot: writeDot(graph), author: 'operator', updateLog: 'dotplan bench' };
