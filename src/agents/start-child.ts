@@ -29,7 +29,7 @@ export interface StarterDeps {
  */
 export function childStarter(deps: StarterDeps): ChildStarter {
   return {
-    async start(claim, input): Promise<ChildStart> {
+    async start(claim, input, _signal, handOff): Promise<ChildStart> {
       const agent = deps.agents.get(input.agentCode);
       if (!agent) {
         const known = deps.agents.list().map((a) => a.code);
@@ -39,11 +39,10 @@ export function childStarter(deps: StarterDeps): ChildStarter {
             (near.length > 0 ? ` (did you mean ${near.map((c) => `"${c}"`).join(', ')}?)` : known.length === 0 ? ' (no agents are configured)' : ''),
         );
       }
-      const parent = await deps.store.plans.get(claim.planId);
-      if (parent.agentCode !== undefined) {
-        const own = deps.agents.get(parent.agentCode);
+      if (claim.planAgent !== undefined) {
+        const own = deps.agents.get(claim.planAgent);
         if (!own?.agents?.includes(agent.code)) {
-          return refuse(`AGENT_NOT_ALLOWED: agent ${parent.agentCode} may not call agent ${agent.code}; add "${agent.code}" to ${parent.agentCode}'s agents`);
+          return refuse(`AGENT_NOT_ALLOWED: agent ${claim.planAgent} may not call agent ${agent.code}; add "${agent.code}" to ${claim.planAgent}'s agents`);
         }
       }
       const make = CHILD_PLANS[agent.kind];
@@ -63,7 +62,7 @@ export function childStarter(deps: StarterDeps): ChildStarter {
         return refuse(`agent ${agent.code} could not make its plan: ${error instanceof Error ? error.message : String(error)}`);
       }
       const { warnings: _warnings, ...plan } = prepared;
-      return deps.store.tree.startChild(claim, { ...plan, agentCode: agent.code, detach: input.detach }, deps.limits);
+      return deps.store.tree.startChild(claim, { ...plan, agentCode: agent.code, detach: input.detach }, deps.limits, handOff);
     },
   };
 }

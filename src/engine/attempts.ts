@@ -1,3 +1,4 @@
+import type { ClaimedNode } from '../store/types.js';
 import { formatDuration } from '../model/duration.js';
 import { failNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
@@ -19,7 +20,7 @@ export type AttemptResult =
   /** A confirm node asked its question (resolved from its references) and waits for a person. */
   | { kind: 'asked'; question?: string }
   /** An agent node started its child plan and waits on it, written by the child's starter (src/store/tree/): nothing to finish here. */
-  | { kind: 'delegated'; childPlanId: string };
+  | { kind: 'delegated'; childPlanId: string; claimed?: ClaimedNode[] };
 
 export interface AttemptEnd {
   node: string;
@@ -33,6 +34,8 @@ export interface FinishOptions {
   /** The worker reporting: named in the events; it takes up to `claim` of the nodes the step makes ready. */
   owner: string;
   claim: number;
+  /** The worker the nodes made ready are handed to, when not the one named in the events (a child plan's end). */
+  claimFor?: string;
 }
 
 export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], options: FinishOptions): Step {
@@ -82,7 +85,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
     }
   }
   propagate(b, changed);
-  handOff(b, options.owner, options.claim);
+  handOff(b, options.claimFor ?? options.owner, options.claim);
   return b.build();
 }
 
@@ -122,7 +125,7 @@ export function expireLeases(snapshot: Snapshot, expired: readonly ExpiredLease[
  * The worker that finished a node runs what it made ready itself, up to its free slots, claimed in
  * the same step: a chain's next step starts without a wake-up, a poll or a commit of its own.
  */
-function handOff(b: StepBuilder, owner: string, limit: number): void {
+export function handOff(b: StepBuilder, owner: string, limit: number): void {
   if (limit <= 0 || b.plan.status !== 'running') return;
   for (const id of b.newlyReady().slice(0, limit)) b.claim(id, owner);
 }

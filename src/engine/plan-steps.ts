@@ -1,4 +1,5 @@
 import { modeRules } from '../model/plan-modes.js';
+import { handOff } from './attempts.js';
 import { planFailure, type FailedNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { isFinished } from './readiness.js';
@@ -13,11 +14,13 @@ import { StepBuilder, type Actor, type Step } from './step.js';
 const ENGINE: Actor = { driver: 'engine' };
 
 /** draft → running, or → awaiting_review when the plan says review="required". */
-export function start(snapshot: Snapshot, candidates: readonly string[]): Step {
+export function start(snapshot: Snapshot, candidates: readonly string[], claimFor?: { owner: string; limit: number }): Step {
   const b = new StepBuilder(snapshot);
   const review = b.plan.attributes.review === 'required';
   b.movePlan(review ? 'awaiting_review' : 'running', ENGINE, review ? 'waiting for a reviewer (review="required")' : 'started');
   propagate(b, [], candidates);
+  // A child plan started by a worker: what it makes ready first goes to that worker, in the same write.
+  if (claimFor) handOff(b, claimFor.owner, claimFor.limit);
   // A reflection plan's nodes are made ready by the LLM: starting asks it for the (first) plan — before
   // the review, when there is one, so that the reviewer sees the plan the LLM means to run.
   if (modeRules(b.plan.mode).servedByLlm) return { ...b.build(), settle: false, askLlm: true };

@@ -15,12 +15,21 @@ export interface ChildInput {
 }
 
 /** How starting a child went: the node now waits on it (or is done, detached), or its attempt failed. */
-export type ChildStart = { kind: 'started'; childPlanId: string; instance: string } | { kind: 'failed'; error: string; retryable: boolean };
+export type ChildStart =
+  /** `claimed`: the child's first ready nodes, handed to the worker that started it (its lease). */
+  { kind: 'started'; childPlanId: string; instance: string; claimed: ClaimedNode[] } | { kind: 'failed'; error: string; retryable: boolean };
+
+/** The worker starting a child: it takes up to `limit` of the child's first ready nodes. */
+export interface ChildHandOff {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+}
 
 /**
  * Starts an agent node's child plan: builds the plan its agent's kind makes of the input and, in one
  * transaction, creates it (exactly once per attempt) and moves the node to wait on it (src/agents/children.ts).
  */
 export interface ChildStarter {
-  start(claim: ClaimedNode, input: ChildInput, signal: AbortSignal): Promise<ChildStart>;
+  start(claim: ClaimedNode, input: ChildInput, signal: AbortSignal, handOff?: ChildHandOff): Promise<ChildStart>;
 }

@@ -23,9 +23,9 @@ export const agentKind: NodeKind = {
       if (!(error instanceof AgentInputError)) throw error;
       return { kind: 'failed', error: error.message, retryable: false };
     }
-    const started = await deps.children.start(claim, input, signal);
+    const started = await deps.children.start(claim, input, signal, deps.handOff);
     if (started.kind === 'failed') return started;
-    return { kind: 'delegated', childPlanId: started.childPlanId };
+    return { kind: 'delegated', childPlanId: started.childPlanId, claimed: started.claimed };
   },
 };
 

@@ -5,7 +5,7 @@ import type { NodeType } from '../model/types.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ToolLog } from '../worker/tool-logs.js';
-import type { ChildStarter } from './agent-child.js';
+import type { ChildHandOff, ChildStarter } from './agent-child.js';
 
 /** What a node kind may use while it runs a claimed node. */
 export interface KindDeps {
@@ -18,6 +18,8 @@ export interface KindDeps {
   judge?: Judge;
   /** Agent nodes: starts their child plan (absent: agent nodes fail, naming why). */
   children?: ChildStarter;
+  /** The worker running the node: a child's first ready nodes are handed to it. */
+  handOff?: ChildHandOff;
 }
 
 /**

@@ -9,8 +9,6 @@ import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
 import { persistPostgres } from './sql/persist-postgres.js';
 import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
 import { planFacts } from './sql/settle.js';
-import { withRetry } from './sql/retry.js';
-import { lockTrees } from './sql/tree.js';
 import { endedChildren, parentSteps } from './tree/child-end.js';
 import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
 import { WAKE_CHANNEL, type Wakes } from './wake.js';
@@ -74,25 +72,34 @@ export class StepWriter {
     } else {
       persisted = await persistSqlite(q, writes, claim);
       await askLlm(q, steps);
-      for (const planned of steps) {
-        const settled = await this.#settle(q, planned, persisted);
-        if (!settled) continue;
-        wakes.push({ reason: 'plan', planId: planned.step.planId });
-        ended.push({ step: settled, plan: planned.plan });
-        moved.add(planned.step.planId);
-      }
+    }
+    // SQLite's writers take turns: a plan settles in the write. On PostgreSQL a child plan does too — every
+    // write to it holds its tree's lock, so this one sees every result — and its end finishes its parent node here.
+    for (const planned of steps) {
+      if (q.dialect === 'postgres' && planned.plan.root === undefined) continue;
+      const settled = await this.#settle(q, planned, persisted);
+      if (!settled) continue;
+      wakes.push({ reason: 'plan', planId: planned.step.planId });
+      ended.push({ step: settled, plan: planned.plan });
+      moved.add(planned.step.planId);
     }
     for (const id of persisted.planMoves) moved.add(id);
-    return { steps, persisted, wakes, more: await this.#endChildren(q, ended, moved) };
+    const used = persisted.handed.length + persisted.claimed.length;
+    const rest = { ...claim, limit: Math.max(0, claim.limit - used), claimOthers: false };
+    return { steps, persisted, wakes, more: await this.#endChildren(q, ended, moved, rest) };
   }
 
   /** A child plan these steps ended finishes its parent node in the same transaction (and so on up the tree). */
-  async #endChildren(q: Queryable, steps: readonly PlannedStep[], moved: ReadonlySet<string>): Promise<Written[]> {
+  async #endChildren(q: Queryable, steps: readonly PlannedStep[], moved: ReadonlySet<string>, claim: HandOffOptions = NO_CLAIM): Promise<Written[]> {
     const ended = endedChildren(steps, moved);
     if (ended.length === 0) return [];
     const out: Written[] = [];
-    for (const { step, loaded } of await parentSteps(q, ended)) {
-      out.push(await this.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()));
+    let slots = claim.limit;
+    // The worker that ended the child runs what the parent's end makes ready, up to its free slots (as a finish hands off).
+    for (const { step, loaded } of await parentSteps(q, ended, { owner: claim.owner, slots })) {
+      const written = await this.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map(), { ...claim, limit: slots });
+      slots -= handedIn(written);
+      out.push(written);
     }
     return out;
   }
@@ -103,31 +110,12 @@ export class StepWriter {
     for (const more of written.more) await this.after(more);
     if (this.db.dialect !== 'postgres') return;
     for (const planned of written.steps) {
-      if (holding?.has(planned.step.planId)) continue;
-      if (planned.plan.parent) {
-        if (planned.step.settle) await this.#settleChild(planned, written.persisted);
-        continue;
-      }
+      if (holding?.has(planned.step.planId) || planned.plan.root !== undefined) continue; // a child plan settled in its write
       if (await this.#settle(this.db, planned, written.persisted)) {
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
         await refreshAfterPlan(this.db, planned.step.planId);
       }
     }
-  }
-
-  /** PostgreSQL: a child plan settles in a transaction that also finishes its parent node, under its tree's lock. */
-  async #settleChild(planned: PlannedStep, persisted: Persisted): Promise<void> {
-    const more = await withRetry(() =>
-      this.db.tx(async (q) => {
-        await lockTrees(q, [planned.step.planId]);
-        const settled = await this.#settle(q, planned, persisted);
-        if (!settled) return undefined;
-        return this.#endChildren(q, [{ step: settled, plan: planned.plan }], new Set([planned.step.planId]));
-      }),
-    );
-    if (!more) return;
-    this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
-    for (const written of more) await this.after(written);
   }
 
   /** Settles the step's plan when it may be over; the settling step when it did. */
@@ -145,6 +133,16 @@ export class StepWriter {
         : await persistSqlite(q, writes, NO_CLAIM);
     return done?.planMoves.has(step.planId) === true ? settled : undefined;
   }
+}
+
+/** Work handed to the writer's worker by a write and the writes nested in it (child plans' ends). */
+export function handedIn(written: Written): number {
+  return written.persisted.handed.length + written.persisted.claimed.length + written.more.reduce((n, w) => n + handedIn(w), 0);
+}
+
+/** The claims of a write and of the writes nested in it, for the worker that wrote it. */
+export function claimsOf(written: Written): ClaimedNode[] {
+  return [...written.persisted.handed, ...written.persisted.claimed, ...written.more.flatMap(claimsOf)];
 }
 
 /** What other workers and followers should hear of these steps once they are committed. */

@@ -281,6 +281,8 @@ export interface ClaimedNode {
   params: Record<string, string>;
   /** The plan's graph attributes (mode, retry defaults, onFailure, ...). */
   planAttributes: Attributes;
+  /** A child plan's agent: the agents it may call are that agent's `agents`. */
+  planAgent?: string;
   basis?: ClaimBasis;
 }
 

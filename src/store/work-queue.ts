@@ -12,7 +12,7 @@ import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
 import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './decide.js';
-import type { PlannedStep, StepWriter, Written } from './step-writer.js';
+import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
@@ -222,7 +222,7 @@ export class SqlWorkQueue implements WorkQueue {
         const status = statuses.get(`${r.claim.planId}\u0000${r.claim.nodeId}`);
         return status !== undefined ? { status } : leaseLost();
       }),
-      claimed: [...written.persisted.handed, ...written.persisted.claimed],
+      claimed: claimsOf(written),
     };
   }
 

@@ -77,8 +77,20 @@ export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplat
   return readTemplate(found.path);
 }
 
+/** Templates read, by path, while their file is unchanged (size and mtime): a worker making agents' children reads each once. */
+const readTemplates = new Map<string, { size: number; mtimeMs: number; template: Template }>();
+
 /** Reads and parses one template file; throws ValidationError (bad DOT) or InvalidInputError (bad params). */
 export function readTemplate(path: string): Template {
+  const stat = statSync(path);
+  const known = readTemplates.get(path);
+  if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.template;
+  const template = parseTemplate(path);
+  readTemplates.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, template });
+  return template;
+}
+
+function parseTemplate(path: string): Template {
   const dot = readFileSync(path, 'utf8');
   const graph = readDot(dot, { source: path });
   const parsed = parseParamDeclarations(graph.attributes.params);

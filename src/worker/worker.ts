@@ -260,14 +260,17 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           retryDefaults: this.options.retryDefaults,
           log: (entry) => this.toolLogs.log(entry),
           ...(this.options.judge ? { judge: this.options.judge } : {}),
-          ...(this.options.children ? { children: this.options.children } : {}),
+          ...(this.options.children ? { children: this.options.children, handOff: { owner: this.owner, leaseMs: this.options.leaseMs, limit: 1 } } : {}),
         });
         await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
         // The tool is done: its slot is free while the end is written (group commit), so that with a
         // backlog the next claims overlap the write.
         this.inflight.delete(claim.token); // its lease is kept (lease keeper) until the result is written
         // An agent node's child was started with the node's move to wait on it, in one write: nothing more to write.
-        if (result.kind === 'delegated') return;
+        if (result.kind === 'delegated') {
+          this.launchClaimed(result.claimed ?? [], 0); // the child's first nodes, handed to this worker
+          return;
+        }
         const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
         const outcome = await written;

@@ -18,7 +18,13 @@ export function registerBenchCommand(program: Command, getContext: GetContext): 
     .option('--plans <n>', 'stored plans behind the idle poll', '10000')
     .option('--tree <n>', 'plans in the tree the tree-cancel run cancels', '1000')
     .action(async (opts: { json?: boolean; nodes: string; chain: string; plans: string; tree: string; rounds: string }, command: Command) => {
-      for (const [flag, value] of Object.entries({ '--rounds': opts.rounds, '--nodes': opts.nodes, '--chain': opts.chain, '--plans': opts.plans, '--tree': opts.tree })) {
+      for (const [flag, value] of Object.entries({
+        '--rounds': opts.rounds,
+        '--nodes': opts.nodes,
+        '--chain': opts.chain,
+        '--plans': opts.plans,
+        '--tree': opts.tree,
+      })) {
         if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`${flag} "${value}": must be a whole number of at least 1`);
       }
       const ctx = await getContext(command);

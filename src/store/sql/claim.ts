@@ -39,7 +39,7 @@ const PG_CLAIM =
   `attempts = attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id RETURNING ${CLAIMED_COLUMNS}, ${BASIS_DEPENDENTS} AS "dependents"), ` +
   `${pgTouch(`SELECT "planId" FROM u`)}, ` +
   `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'status', 'engine', ?, 'ready', 'running', ?, NOW FROM u ORDER BY "rowId") ` +
-  `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode", p.revision AS "planRevision", p.root_plan_id AS "planRoot" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
+  `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode", p.revision AS "planRevision", p.root_plan_id AS "planRoot", p.agent_code AS "planAgent" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
 
 const sqliteClaim = (excluded: number) =>
   `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
@@ -72,6 +72,8 @@ export interface PlanColumns {
   planRevision: number;
   /** A child plan's tree root (null for a root plan). */
   planRoot?: string | null;
+  /** A child plan's agent (null for a root plan). */
+  planAgent?: string | null;
 }
 
 export const claimReason = (owner: string) => `claimed by ${owner}`;
@@ -98,7 +100,7 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
   // The claimed nodes' plans, read and touched in one statement.
   const plans = await q.all<PlanColumns & { id: string }>(
     `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(planIds.length)}) ` +
-      `RETURNING id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot"`,
+      `RETURNING id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent"`,
     planIds,
   );
   const byId = new Map(plans.map((p) => [p.id, p]));
@@ -119,6 +121,7 @@ export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
     params: parseJsonObject(plan.params),
     planAttributes,
   };
+  if (plan.planAgent) claimed.planAgent = plan.planAgent;
   if (row.label !== null) claimed.label = decodeText(row.label);
   if (row.dependents) {
     const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };

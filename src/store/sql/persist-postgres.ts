@@ -62,9 +62,9 @@ const PERSIST =
   `SELECT 1000000000 + cu."rowId", cu."planId", cu."nodeId", 'status', 'engine', CAST(? AS text), 'ready', 'running', CAST(? AS text), NULL FROM cu) x ORDER BY k), ` +
   `nt AS (SELECT pg_notify(CAST(? AS text), p) FROM unnest(CAST(? AS text[])) AS p WHERE (SELECT ok FROM ok)) ` +
   `SELECT (SELECT ok FROM ok) AS "ok", ` +
-  `(SELECT json_agg(x) FROM (SELECT u.*, pp.params, pp.attributes AS "planAttributes", pp.status AS "planStatus", pp.mode AS "planMode", pp.revision AS "planRevision", pp.root_plan_id AS "planRoot" ` +
+  `(SELECT json_agg(x) FROM (SELECT u.*, pp.params, pp.attributes AS "planAttributes", pp.status AS "planStatus", pp.mode AS "planMode", pp.revision AS "planRevision", pp.root_plan_id AS "planRoot", pp.agent_code AS "planAgent" ` +
   `FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") pp WHERE u.claim ORDER BY u."rowId") x) AS "handed", ` +
-  `(SELECT json_agg(x) FROM (SELECT cu.*, pp.params, pp.attributes AS "planAttributes", pp.status AS "planStatus", pp.mode AS "planMode", pp.revision AS "planRevision", pp.root_plan_id AS "planRoot" ` +
+  `(SELECT json_agg(x) FROM (SELECT cu.*, pp.params, pp.attributes AS "planAttributes", pp.status AS "planStatus", pp.mode AS "planMode", pp.revision AS "planRevision", pp.root_plan_id AS "planRoot", pp.agent_code AS "planAgent" ` +
   `FROM cu CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = cu."planId") pp ORDER BY cu."rowId") x) AS "claimed", ` +
   `(SELECT json_agg(id) FROM pu) AS "plans", (SELECT count(*) FROM nt) AS "notified"`;
 

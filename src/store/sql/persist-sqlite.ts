@@ -79,7 +79,7 @@ function bools(node: NodeWrite): Record<string, unknown> {
 async function withPlans(q: Queryable, rows: ClaimRow[]): Promise<ClaimedNode[]> {
   const ids = [...new Set(rows.map((r) => r.planId))];
   const plans = await q.all<PlanColumns & { id: string }>(
-    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot" FROM plans WHERE id IN (${marks(ids.length)})`,
+    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent" FROM plans WHERE id IN (${marks(ids.length)})`,
     ids,
   );
   const byId = new Map(plans.map((p) => [p.id, p]));

@@ -34,13 +34,19 @@ export interface TreePlace {
   instance: string | null;
   parentPlanId: string | null;
   parentNodeId: string | null;
+  /** Paused because an ancestor was (resume un-pauses only these). */
+  cascadePaused: boolean;
 }
 
-const PLACE = `id, title, status, root_plan_id AS "root", depth, agent_code AS "agentCode", instance, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId"`;
+const PLACE = `id, title, status, root_plan_id AS "root", depth, agent_code AS "agentCode", instance, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", cascade_paused AS "cascadePaused"`;
+
+function place(row: TreePlace): TreePlace {
+  return { ...row, depth: Number(row.depth), cascadePaused: Number(row.cascadePaused) === 1 };
+}
 
 export async function placeOf(q: Queryable, planId: string): Promise<TreePlace | undefined> {
   const [row] = await q.all<TreePlace>(`SELECT ${PLACE} FROM plans WHERE id = ?`, [planId]);
-  return row ? { ...row, depth: Number(row.depth) } : undefined;
+  return row ? place(row) : undefined;
 }
 
 /** The plan and its ancestors, root first. */
@@ -58,19 +64,19 @@ export async function chainOf(q: Queryable, planId: string): Promise<TreePlace[]
 /** Every plan of the root's tree below it, root → leaf (by depth, then creation). */
 export async function descendants(q: Queryable, root: string): Promise<TreePlace[]> {
   const rows = await q.all<TreePlace>(`SELECT ${PLACE} FROM plans WHERE root_plan_id = ? ORDER BY depth, id`, [root]);
-  return rows.map((r) => ({ ...r, depth: Number(r.depth) }));
+  return rows.map(place);
 }
 
-/** Child plans made in the root's tree so far. */
-export async function childCount(q: Queryable, root: string): Promise<number> {
-  const [row] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM plans WHERE root_plan_id = ?`, [root]);
-  return Number(row?.n ?? 0);
-}
-
-/** The next instance id of an agent in a tree: `<agentCode>_<NNN>`, numbered per root from 001. */
-export async function nextInstance(q: Queryable, root: string, agentCode: string): Promise<string> {
-  const [row] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM plans WHERE root_plan_id = ? AND agent_code = ?`, [root, agentCode]);
-  return `${agentCode}_${String(Number(row?.n ?? 0) + 1).padStart(3, '0')}`;
+/**
+ * Child plans made in the root's tree so far, and the next instance id of an agent in it:
+ * `<agentCode>_<NNN>`, numbered per root from 001.
+ */
+export async function childCount(q: Queryable, root: string, agentCode: string): Promise<{ made: number; instance: string }> {
+  const [row] = await q.all<{ n: number | string; mine: number | string | null }>(
+    `SELECT count(*) AS "n", SUM(CASE WHEN agent_code = ? THEN 1 ELSE 0 END) AS "mine" FROM plans WHERE root_plan_id = ?`,
+    [agentCode, root],
+  );
+  return { made: Number(row?.n ?? 0), instance: `${agentCode}_${String(Number(row?.mine ?? 0) + 1).padStart(3, '0')}` };
 }
 
 /** The tree's token spend so far (its root's and every child's). */

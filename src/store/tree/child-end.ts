@@ -34,7 +34,11 @@ export function endedChildren(steps: ReadonlyArray<{ step: Step; plan: PlanState
  * (child-result.ts), as a worker's report would end it — retries, onFailure, readiness of what follows.
  * A parent node that no longer waits on this child (cancelled with its plan, say) is left alone.
  */
-export async function parentSteps(q: Queryable, ended: readonly EndedChild[]): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
+export async function parentSteps(
+  q: Queryable,
+  ended: readonly EndedChild[],
+  handOff: { owner: string; slots: number } = { owner: '', slots: 0 },
+): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
@@ -50,9 +54,15 @@ export async function parentSteps(q: Queryable, ended: readonly EndedChild[]): P
     await loadDependents(q, loaded, [parent.nodeId]);
     const result = await childResult(q, child.plan.id, child.to, child);
     const [instance] = await q.all<{ instance: string | null }>(`SELECT instance FROM plans WHERE id = ?`, [child.plan.id]);
-    const owner = instance?.instance ?? `child plan ${child.plan.id}`;
+    const by = instance?.instance ?? `child plan ${child.plan.id}`;
+    const claim = handOff.owner === '' ? 0 : handOff.slots;
     const step = await decideWithMore(q, loaded, (snapshot) =>
-      finishAttempts(snapshot, [{ node: parent.nodeId, result, jitter: Math.random() }], { retryDefaults: defaultConfig().retry, owner, claim: 0 }),
+      finishAttempts(snapshot, [{ node: parent.nodeId, result, jitter: Math.random() }], {
+        retryDefaults: defaultConfig().retry,
+        owner: by,
+        claim,
+        claimFor: handOff.owner,
+      }),
     );
     out.push({ step, loaded });
   }

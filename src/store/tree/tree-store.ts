@@ -7,11 +7,11 @@ import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
 import { insertEvents } from '../sql/events.js';
 import { appendMessages, listMessages } from '../sql/messages.js';
-import type { Db, Queryable } from '../sql/executor.js';
-import { loadAll, loadCandidates, loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId } from '../sql/load.js';
+import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
+import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound } from '../sql/plans.js';
-import { chainOf, childCount, descendants, lockRoot, nextInstance, placeOf, type TreePlace } from '../sql/tree.js';
-import type { StepWriter, Written } from '../step-writer.js';
+import { chainOf, childCount, descendants, lockRoot, placeOf, type TreePlace } from '../sql/tree.js';
+import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
 
@@ -28,7 +28,8 @@ export interface NewChild extends Omit<CreatePlanInput, 'child'> {
   detach: boolean;
 }
 
-export type StartedChild = { kind: 'started'; childPlanId: string; instance: string } | { kind: 'failed'; error: string; retryable: false };
+export type StartedChild =
+  { kind: 'started'; childPlanId: string; instance: string; claimed: ClaimedNode[] } | { kind: 'failed'; error: string; retryable: false };
 
 /** A plan in a cascade: the one the command names, or a descendant (`cascadePaused`: paused because an ancestor was). */
 export interface CascadePlace {
@@ -53,7 +54,12 @@ export class TreeStore {
    * creates and starts the child (the unique key on parent plan, node and attempt makes a second one
    * impossible) and moves the node to wait on it — no lease, no polling — or, detached, to done.
    */
-  async startChild(claim: ClaimedNode, child: NewChild, limits: TreeLimits): Promise<StartedChild> {
+  async startChild(
+    claim: ClaimedNode,
+    child: NewChild,
+    limits: TreeLimits,
+    handOff?: { owner: string; leaseMs: number; limit: number },
+  ): Promise<StartedChild> {
     const outcome = await this.db.tx(async (q): Promise<{ result: StartedChild; written: Written[] }> => {
       const parent = await placeOf(q, claim.planId);
       if (!parent) throw planNotFound(claim.planId);
@@ -62,21 +68,19 @@ export class TreeStore {
       const rowId = tokenRowId(claim.token);
       const [row] = rowId === undefined ? [] : await lockLeased(q, [rowId]);
       if (!row || row.leaseToken !== claim.token) throw leaseLost();
-      const chain = await chainOf(q, claim.planId);
       const depth = parent.depth + 1;
-      const path = [...chain.map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
+      const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
       if (depth > limits.maxPlanDepth) {
         return failed(
-          `PLAN_DEPTH_EXCEEDED: ${path} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
+          `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
         );
       }
-      const made = await childCount(q, root);
+      const { made, instance } = await childCount(q, root, child.agentCode);
       if (made >= limits.maxChildPlans) {
         return failed(
-          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${path}); raise the setting`,
+          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${await path()}); raise the setting`,
         );
       }
-      const instance = await nextInstance(q, root, child.agentCode);
       const id = newPlanId();
       const { snapshot, candidates } = initialSnapshot(id, child.graph);
       snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
@@ -106,8 +110,16 @@ export class TreeStore {
       ]);
       const written: Written[] = [];
       if (detach) written.push(await this.#finishDetached(q, claim, id));
-      written.push(await this.writer.write(q, [{ step: start(snapshot, candidates), plan: snapshot.plan }], (_, node) => rows.get(node), new Map()));
-      return { result: { kind: 'started', childPlanId: id, instance }, written };
+      const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
+      const started = await this.writer.write(
+        q,
+        [{ step: start(snapshot, candidates, take), plan: snapshot.plan }],
+        (_, node) => rows.get(node),
+        new Map(),
+        take && handOff ? { owner: handOff.owner, leaseMs: handOff.leaseMs, limit: handOff.limit, claimOthers: false } : undefined,
+      );
+      written.push(started);
+      return { result: { kind: 'started', childPlanId: id, instance, claimed: take ? claimsOf(started) : [] }, written };
     });
     for (const written of outcome.written) await this.writer.after(written);
     return outcome.result;
@@ -145,28 +157,41 @@ export class TreeStore {
    */
   async cascade(planId: string, scope: ChangeScope, decide: DecideCascade): Promise<Step | undefined> {
     const outcome = await this.db.tx(async (q) => {
-      const place = await placeOf(q, planId);
-      if (!place) throw planNotFound(planId);
-      await lockRoot(q, place.root ?? place.id);
-      const below = subtree(place, await descendants(q, place.root ?? place.id));
+      const top = await placeOf(q, planId);
+      if (!top) throw planNotFound(planId);
+      await lockRoot(q, top.root ?? top.id);
+      const below = subtree(top, await descendants(q, top.root ?? top.id));
       const written: Written[] = [];
-      let first: Step | undefined;
-      for (const target of [place, ...below]) {
-        const descendant = target !== place;
-        const loaded = await loadPlan(q, target.id, true);
-        if (!loaded) continue;
-        if (scope.all) await loadAll(q, loaded);
-        const candidates = scope.candidates ? await loadCandidates(q, loaded) : [];
-        const [flag] = await q.all<{ paused: number }>(`SELECT cascade_paused AS "paused" FROM plans WHERE id = ?`, [target.id]);
-        const step = await decideWithMore(q, loaded, (snapshot) =>
-          decide(snapshot, candidates, { descendant, cascadePaused: Number(flag?.paused ?? 0) === 1 }),
-        );
-        if (!descendant) first = step;
+      // The plan named, with its checks; then every plan below it, loaded and written at once.
+      const loaded = (await loadPlan(q, planId, true))!;
+      if (scope.all) await loadAll(q, loaded);
+      const candidates = scope.candidates ? await loadCandidates(q, loaded) : [];
+      const first = await decideWithMore(q, loaded, (snapshot) => decide(snapshot, candidates, { descendant: false, cascadePaused: top.cascadePaused }));
+      if (first) written.push(await this.writer.write(q, [{ step: first, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()));
+      const many = await loadMany(
+        q,
+        below.map((p) => p.id),
+        { all: scope.all === true },
+      );
+      const steps: Array<{ step: Step; plan: LoadedPlan['plan'] }> = [];
+      const flags = { paused: [] as string[], resumed: [] as string[] };
+      for (const target of below) {
+        const plan = many.get(target.id);
+        if (!plan) continue;
+        const place = { descendant: true, cascadePaused: target.cascadePaused };
+        const wanted = scope.candidates && plan.plan.status === 'paused' && target.cascadePaused ? await loadCandidates(q, plan) : [];
+        const step = await decideWithMore(q, plan, (snapshot) => decide(snapshot, wanted, place));
         if (!step) continue;
-        written.push(await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()));
-        const to = step.planChange?.to;
-        if (descendant && (to === 'paused' || to === 'running'))
-          await q.run(`UPDATE plans SET cascade_paused = ? WHERE id = ?`, [to === 'paused' ? 1 : 0, target.id]);
+        steps.push({ step, plan: plan.plan });
+        if (step.planChange?.to === 'paused') flags.paused.push(target.id);
+        if (step.planChange?.to === 'running') flags.resumed.push(target.id);
+      }
+      if (steps.length > 0) written.push(await this.writer.write(q, steps, (plan, node) => many.get(plan)?.rows.get(node), new Map()));
+      for (const [ids, value] of [
+        [flags.paused, 1],
+        [flags.resumed, 0],
+      ] as const) {
+        for (const part of chunk(ids)) await q.run(`UPDATE plans SET cascade_paused = ? WHERE id IN (${marks(part.length)})`, [value, ...part]);
       }
       return { first, written };
     });
