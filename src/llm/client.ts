@@ -51,6 +51,21 @@ export interface LlmClient {
   chat(messages: ChatMessage[], options?: CallOptions): Promise<LlmResult<string>>;
   /** Structured output: the reply parsed and checked against `schema`; `name` is the schema's name sent to the model. */
   judge<T>(messages: ChatMessage[], schema: z.ZodType<T>, name: string, options?: CallOptions): Promise<LlmResult<T>>;
+  /** Native tool calling (a ReAct turn): the conversation as the API takes it, the tools offered; the assistant's message. */
+  chatWithTools(messages: readonly unknown[], tools: readonly ToolOffer[], options?: CallOptions & { model?: string }): Promise<LlmResult<AssistantTurn>>;
+}
+
+/** A tool offered to the model: its name, what it does, its input as a JSON schema. */
+export interface ToolOffer {
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+}
+
+/** The assistant's message of a tool-calling turn: its text, and the calls it asks for (arguments as the model wrote them). */
+export interface AssistantTurn {
+  content: string | null;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
 }
 
 /** What went wrong with a call, for callers that treat them differently. */
@@ -139,6 +154,32 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
         promptText(messages),
         (openai) => openai.chat.completions.create({ model, messages }, { signal: options.signal ?? null }),
         (message) => message.content ?? '',
+      ),
+    chatWithTools: (messages, tools, options = {}) =>
+      call(
+        JSON.stringify(messages),
+        (openai) =>
+          openai.chat.completions.create(
+            {
+              model: options.model ?? model,
+              messages: messages as OpenAI.ChatCompletionMessageParam[],
+              ...(tools.length > 0
+                ? {
+                    tools: tools.map((t) => ({
+                      type: 'function' as const,
+                      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+                    })),
+                  }
+                : {}),
+            },
+            { signal: options.signal ?? null },
+          ),
+        (message) => ({
+          content: message.content ?? null,
+          toolCalls: (message.tool_calls ?? []).flatMap((c) =>
+            c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+          ),
+        }),
       ),
     judge: async <T>(messages: ChatMessage[], schema: z.ZodType<T>, name: string, options: CallOptions = {}) => {
       // Outside the call: a schema the helper cannot express is a bug, not a failed call.

@@ -80,15 +80,7 @@ export class Planner {
     }
     const replans = countReplans(graph);
     if (replans > limits.maxReplans) {
-      return this.#answer(
-        work,
-        exchange,
-        goal,
-        graph,
-        limits,
-        signal,
-        `re-planned after a failed verification or an executor's request ${replans} times (maxReplans=${limits.maxReplans})`,
-      );
+      return this.#answer(work, exchange, goal, graph, limits, signal, `${replanWhy(graph)} ${replans} times (maxReplans=${limits.maxReplans})`);
     }
 
     exchange.purpose = graph.nodes.length === 0 ? 'plan' : 'rewrite';
@@ -284,6 +276,13 @@ function active(graph: PlanGraph): boolean {
 }
 
 /** Nodes that failed their verification (each one a re-plan). */
+/** What asked for the re-plans: failed verifications, or (also) executors' requests. */
+function replanWhy(graph: PlanGraph): string {
+  return graph.nodes.some((n) => (n.attributes.error ?? '').startsWith(REPLAN_REQUESTED))
+    ? 're-plans were asked for (failed verifications, executors)'
+    : VERIFICATION_FAILED;
+}
+
 function countReplans(graph: PlanGraph): number {
   const asks = (error: string) => error.startsWith(VERIFICATION_FAILED) || error.startsWith(REPLAN_REQUESTED);
   return graph.nodes.filter((n) => n.attributes.status === 'failed' && asks(n.attributes.error ?? '')).length;

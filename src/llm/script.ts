@@ -10,6 +10,10 @@ import { InvalidInputError } from '../errors/errors.js';
 export interface ScriptedReply {
   /** A regular expression tested against the content of the request's last message; without it the entry answers in order. */
   match?: string;
+  /** A regular expression tested against the text of every message of the request (an agent instance's task, say). */
+  matchAny?: string;
+  /** Native tool calls the assistant asks for (`finish_reason: "tool_calls"`), each with generated ids; with or without `content`. */
+  toolCalls?: Array<{ name: string; arguments: unknown }>;
   /** The assistant's text; with `status`, the error's message. */
   content?: string;
   /** Structured output: returned as the message content, JSON-stringified. */
@@ -34,7 +38,7 @@ export interface Script {
   replies: ScriptedReply[];
 }
 
-const REPLY_KEYS = ['match', 'content', 'json', 'status', 'usage', 'rawUsage', 'delayMs', 'retryAfter', 'repeat'] as const;
+const REPLY_KEYS = ['match', 'matchAny', 'content', 'json', 'toolCalls', 'status', 'usage', 'rawUsage', 'delayMs', 'retryAfter', 'repeat'] as const;
 
 /** Reads and checks a script file; a file that cannot be read, is not JSON or is not a valid script is an InvalidInputError naming it. */
 export async function loadScript(path: string): Promise<Script> {
@@ -78,14 +82,21 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   for (const key of Object.keys(entry)) {
     if (!(REPLY_KEYS as readonly string[]).includes(key)) fail(`"${key}" is not a reply key`, `use ${REPLY_KEYS.join(', ')}`);
   }
-  const { match, content, json, status, usage, rawUsage, delayMs, retryAfter, repeat } = entry;
-  if (match !== undefined) {
-    if (typeof match !== 'string') fail('"match" must be a string', 'give a regular expression as a JSON string');
+  const { match, matchAny, content, json, toolCalls, status, usage, rawUsage, delayMs, retryAfter, repeat } = entry;
+  for (const [key, pattern] of [
+    ['match', match],
+    ['matchAny', matchAny],
+  ] as const) {
+    if (pattern === undefined) continue;
+    if (typeof pattern !== 'string') fail(`"${key}" must be a string`, 'give a regular expression as a JSON string');
     try {
-      new RegExp(match);
+      new RegExp(pattern as string);
     } catch (error) {
-      fail(`"match" is not a regular expression (${(error as Error).message})`, 'escape special characters with \\\\ (e.g. "\\\\(" for a parenthesis)');
+      fail(`"${key}" is not a regular expression (${(error as Error).message})`, 'escape special characters with \\\\ (e.g. "\\\\(" for a parenthesis)');
     }
+  }
+  if (toolCalls !== undefined && !(Array.isArray(toolCalls) && toolCalls.length > 0 && toolCalls.every((c) => isObject(c) && typeof c.name === 'string'))) {
+    fail('"toolCalls" must be a non-empty array of { "name": "...", "arguments": {...} }', 'name each tool the assistant calls, with its arguments');
   }
   if (content !== undefined && typeof content !== 'string')
     fail('"content" must be a string', 'give the assistant text as a string, or use "json" for structured output');
@@ -95,7 +106,8 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
   if (json !== undefined && (content !== undefined || status !== undefined)) {
     fail('"json" cannot be combined with "content" or "status"', 'give the structured reply in "json" alone');
   }
-  if (content === undefined && json === undefined && status === undefined) fail('gives no reply', 'add "content", "json" or "status"');
+  if (content === undefined && json === undefined && status === undefined && toolCalls === undefined)
+    fail('gives no reply', 'add "content", "json", "toolCalls" or "status"');
   if (usage !== undefined && !(isObject(usage) && isCount(usage.prompt_tokens) && isCount(usage.completion_tokens))) {
     fail('"usage" must be { "prompt_tokens": n, "completion_tokens": n }', 'give both as whole numbers of at least 0, or leave "usage" out');
   }

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { InvalidInputError } from '../errors/errors.js';
 import { checkScript, type Script, type ScriptedReply } from './script.js';
+import { historyProblem } from './history.js';
 
 export { checkScript, loadScript, type Script, type ScriptedReply } from './script.js';
 
@@ -52,6 +53,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const script = checkScript(options.script);
   const patterns = script.replies.map((r) => (r.match === undefined ? undefined : new RegExp(r.match)));
+  const anywhere = script.replies.map((r) => (r.matchAny === undefined ? undefined : new RegExp(r.matchAny)));
   const used = script.replies.map(() => false);
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -64,8 +66,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     return recorded;
   };
 
-  const choose = (last: string): number | undefined => {
-    const index = script.replies.findIndex((reply, i) => (!used[i] || reply.repeat === true) && (patterns[i]?.test(last) ?? true));
+  const choose = (last: string, all: string): number | undefined => {
+    const index = script.replies.findIndex(
+      (reply, i) => (!used[i] || reply.repeat === true) && (patterns[i]?.test(last) ?? true) && (anywhere[i]?.test(all) ?? true),
+    );
     if (index < 0) return undefined;
     used[index] = true;
     return index;
@@ -82,8 +86,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
       return refuse(res, 'POST', path, body, 400, 'the body must be a JSON object with a non-empty "messages" array');
     }
     if (body.stream === true) return refuse(res, 'POST', path, body, 400, 'the scripted server does not stream: call without "stream": true');
+    // A conversation the real API would refuse is refused here too (src/llm/history.ts).
+    const problem = historyProblem(body.messages);
+    if (problem !== undefined) return refuse(res, 'POST', path, body, 400, problem);
     const last = messageText(body.messages[body.messages.length - 1]);
-    const index = choose(last);
+    const index = choose(last, body.messages.map(messageText).join('\n'));
     if (index === undefined) {
       record({ method: 'POST', path, body, reply: 'unmatched', status: 500 });
       const unused = used.filter((u) => !u).length;
@@ -168,7 +175,25 @@ function completion(script: Script, reply: ScriptedReply, body: Record<string, u
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: script.model ?? (typeof body.model === 'string' ? body.model : 'scripted'),
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      reply.toolCalls
+        ? {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: reply.content ?? null,
+              refusal: null,
+              tool_calls: reply.toolCalls.map((c) => ({
+                id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+                type: 'function',
+                function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+              })),
+            },
+            finish_reason: 'tool_calls',
+            logprobs: null,
+          }
+        : { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+    ],
     usage:
       reply.rawUsage !== undefined
         ? reply.rawUsage

@@ -13,9 +13,13 @@ import { createRegistry } from '../../src/tools/registry.js';
 import type { Tool, ToolCatalogue } from '../../src/tools/types.js';
 import { Worker } from '../../src/worker/worker.js';
 import { runClaim } from '../../src/worker/run-claim.js';
+import { createLlmClient } from '../../src/llm/client.js';
+import { Planner } from '../../src/llm/planner.js';
+import { ReactDriver } from '../../src/agents/react/driver.js';
+import { llmReactModel } from '../../src/agents/react/model.js';
 import { createTestStore, type TestStore } from '../support/db.js';
 
-export type TestAgent = ChildAgent & { agents?: string[] };
+export type TestAgent = ChildAgent & { agents?: string[]; tools?: string[]; limits?: { maxTurns?: number } };
 
 export interface TreeHarness {
   store: TestStore;
@@ -36,6 +40,8 @@ export async function openTreeHarness(options: {
   templates?: Record<string, string>;
   tools?: Tool[];
   limits?: { maxPlanDepth?: number; maxChildPlans?: number };
+  /** An OpenAI-compatible endpoint (the scripted server): workers then serve reflection (the planner) and ReAct plans. */
+  llmUrl?: string;
 }): Promise<TreeHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
   mkdirSync(join(dir, 'templates'));
@@ -48,6 +54,13 @@ export async function openTreeHarness(options: {
   const config = defaultConfig();
   const limits = { maxPlanDepth: options.limits?.maxPlanDepth ?? 4, maxChildPlans: options.limits?.maxChildPlans ?? 100 };
   const children = childStarter({ store, tools, agents, limits, cwd: dir, dotLimits: {} });
+  const llm = options.llmUrl === undefined ? undefined : createLlmClient({ baseURL: options.llmUrl, model: 'scripted', timeoutMs: 10_000, maxRetries: 0 });
+  const drivers = llm
+    ? {
+        planner: new Planner({ store, tools, config, client: llm, limits: config.reflection }),
+        react: new ReactDriver({ store, tools, config, model: llmReactModel(llm), agents }),
+      }
+    : {};
   const worker = (o: { concurrency?: number; untilIdle?: boolean; owner?: string } = {}) =>
     new Worker({
       store,
@@ -57,6 +70,8 @@ export async function openTreeHarness(options: {
       leaseMs: 30_000,
       retryDefaults: config.retry,
       children,
+      ...drivers,
+      llmSlots: 2,
       ...(o.untilIdle ? { untilIdle: true } : {}),
       ...(o.owner ? { owner: o.owner } : {}),
     });

@@ -176,9 +176,11 @@ describe('loadScript', () => {
     expect(await refused(JSON.stringify({ replies: [{ content: 'ok' }, { match: '(unclosed', content: 'x' }] }))).toMatch(
       /replies\[1\]: "match" is not a regular expression .*; escape special characters/,
     );
-    expect(await refused(JSON.stringify({ replies: [{ contnet: 'typo' }] }))).toMatch(/replies\[0\]: "contnet" is not a reply key; use match, content, json/);
+    expect(await refused(JSON.stringify({ replies: [{ contnet: 'typo' }] }))).toMatch(
+      /replies\[0\]: "contnet" is not a reply key; use match, matchAny, content, json/,
+    );
     expect(await refused(JSON.stringify({ replies: [{ content: 'a' }, { content: 'b' }, { repeat: true }] }))).toMatch(
-      /replies\[2\]: gives no reply; add "content", "json" or "status"/,
+      /replies\[2\]: gives no reply; add "content", "json", "toolCalls" or "status"/,
     );
     expect(await refused(JSON.stringify({ replies: [{ status: 200 }] }))).toMatch(/replies\[0\]: "status" must be an HTTP error status from 400 to 599/);
     expect(await refused(JSON.stringify({ replies: [{ content: 'a', usage: { prompt_tokens: 1 } }] }))).toMatch(/replies\[0\]: "usage" must be/);

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/defaults.js';
 import * as engine from '../../engine/index.js';
+import { LIVE_ATTRIBUTES } from '../../engine/initial-state.js';
 import { readDot, writeDot } from '../../dot/index.js';
 import { replanRequest } from '../../model/replan.js';
 import { applyRevision } from '../../operations/apply-revision.js';
@@ -8,7 +9,7 @@ import type { LlmWork, Store } from '../../store/index.js';
 import type { ToolCatalogue } from '../../tools/types.js';
 import type { LlmDriver } from '../../worker/llm-slot.js';
 import { agentMessages } from './prompt.js';
-import { interruptedResults, modelTurns, openCalls, toolResults, toolTurns, turnNodeId, type AgentMessage, type ToolCallAsked } from './turns.js';
+import { interruptedResults, modelTurns, openCalls, toolResults, turnNodeId, type AgentMessage, type ToolCallAsked } from './turns.js';
 
 /** The ReAct agent a child plan runs as (its registry entry). */
 export interface ReactAgent {
@@ -72,9 +73,9 @@ export class ReactDriver implements LlmDriver {
     let history = (await store.tree.messages(work.planId)) as AgentMessage[];
     const seed: AgentMessage[] = history.length === 0 ? agentMessages(agent, plan.attributes.goal ?? plan.title, plan.params) : [];
     const waiting = openCalls(history) ?? [];
+    const nodes = await store.plans.nodes(work.planId);
     if (waiting.length > 0) {
-      const turn = toolTurns(history);
-      const node = (await store.plans.nodes(work.planId)).find((n) => n.id === turnNodeId(turn));
+      const node = nodes.find((n) => (n.attributes.callIds ?? '').split(',').includes(waiting[0]!.id));
       if (!node) {
         // The calls were stored but their node was not (it is written in the same transaction, so only a
         // reply from an older version can leave this): they are answered as interrupted.
@@ -149,15 +150,31 @@ export class ReactDriver implements LlmDriver {
       await store.tree.appendMessages(work.planId, [...seed, reply.assistant, ...answered]);
       return this.#end(work, 'failed', replanRequest(reason));
     }
-    await this.#appendTurn(work, toolTurns(history) + 1, reply, seed);
+    // A call of a tool the agent does not have is answered at once with the mistake; the others run.
+    const known = new Set(offered.map((t) => t.code));
+    const refused = reply.calls
+      .filter((c) => !known.has(c.toolCode))
+      .map((c): AgentMessage => ({
+        role: 'tool',
+        tool_call_id: c.id,
+        content: `error: there is no tool "${c.toolCode}"; your tools: ${[...known].join(', ')}`,
+      }));
+    const calls = reply.calls.filter((c) => known.has(c.toolCode));
+    if (calls.length === 0) {
+      await store.tree.appendMessages(work.planId, [...seed, reply.assistant, ...refused]);
+      return this.serve(work, signal); // nothing to run: the model is asked again at once (maxTurns still counts)
+    }
+    await this.#appendTurn(work, nodes.length + 1, { ...reply, calls }, [...seed], refused);
   }
 
   /** The turn's calls as one multiFunction node (after the previous turn's), written with the assistant message. */
-  async #appendTurn(work: LlmWork, turn: number, reply: Extract<ReactReply, { kind: 'tools' }>, seed: AgentMessage[]): Promise<void> {
+  async #appendTurn(work: LlmWork, turn: number, reply: Extract<ReactReply, { kind: 'tools' }>, seed: AgentMessage[], refused: AgentMessage[]): Promise<void> {
     const { store } = this.deps;
     const latest = await store.plans.revision(work.planId);
     const graph = readDot(latest.dot, { source: `${work.planId} revision ${latest.number}` });
     const id = turnNodeId(turn);
+    // Live fields left out are kept (SPEC §9): the text of an earlier revision may hold statuses since moved on.
+    for (const node of graph.nodes) for (const key of LIVE_ATTRIBUTES) delete node.attributes[key];
     graph.nodes.push({
       id,
       attributes: {
@@ -173,10 +190,10 @@ export class ReactDriver implements LlmDriver {
       source: `ReAct turn ${turn}`,
       base: { revision: latest.number },
       reason: `turn ${turn}: ${reply.calls.map((c) => c.toolCode).join(', ')}`,
-      messages: [...seed, reply.assistant],
+      messages: [...seed, reply.assistant, ...refused],
     });
     if (!report.applied) {
-      const problems = report.diagnostics.map((d) => d.message).join('; ');
+      const problems = [...report.diagnostics.map((d) => d.message), ...report.conflicts.map((c) => JSON.stringify(c))].join('; ');
       return this.#end(work, 'failed', `turn ${turn} could not be added to the plan: ${problems || 'refused'}`);
     }
     await store.llm.done(work);

@@ -20,11 +20,6 @@ export function turnNodeId(turn: number): string {
   return `turn_${turn}`;
 }
 
-/** How many turns asked for tools so far: the assistant messages with tool calls. */
-export function toolTurns(history: readonly AgentMessage[]): number {
-  return history.filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length;
-}
-
 /** Every assistant message: a turn of the model (maxTurns counts these). */
 export function modelTurns(history: readonly AgentMessage[]): number {
   return history.filter((m) => m.role === 'assistant').length;
