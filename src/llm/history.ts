@@ -20,7 +20,10 @@ export function historyProblem(messages: readonly unknown[]): string | undefined
       return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`;
     }
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
-      open = m.tool_calls.map((c) => String((c as { id?: unknown }).id ?? ''));
+      open = m.tool_calls.map((c) => {
+        const id = (c as { id?: unknown }).id;
+        return typeof id === 'string' ? id : '';
+      });
     }
   }
   if (open.length > 0) {

@@ -90,7 +90,7 @@ function checkReply(entry: unknown, fail: (problem: string, fix: string) => neve
     if (pattern === undefined) continue;
     if (typeof pattern !== 'string') fail(`"${key}" must be a string`, 'give a regular expression as a JSON string');
     try {
-      new RegExp(pattern as string);
+      new RegExp(pattern);
     } catch (error) {
       fail(`"${key}" is not a regular expression (${(error as Error).message})`, 'escape special characters with \\\\ (e.g. "\\\\(" for a parenthesis)');
     }

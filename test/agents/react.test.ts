@@ -41,7 +41,7 @@ describe('ReAct agents', () => {
         ],
       },
     });
-    h = await openTreeHarness({ agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }], tools: [lookup as Tool], llmUrl: server.url });
+    h = await openTreeHarness({ agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }], tools: [lookup], llmUrl: server.url });
     const root = await h.create(`digraph root { s [type=agent agentCode=searcher task="find A"] }`);
     await h.runUntilIdle();
     const s = await h.store.plans.node(root, 's');
@@ -77,7 +77,7 @@ describe('ReAct agents', () => {
         ],
       },
     });
-    h = await openTreeHarness({ agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }], tools: [lookup as Tool], llmUrl: server.url });
+    h = await openTreeHarness({ agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }], tools: [lookup], llmUrl: server.url });
     const root = await h.create(`digraph root { a [type=agent agentCode=searcher task="find A"] b [type=agent agentCode=searcher task="find B"] }`);
     await h.runUntilIdle();
     expect((await h.store.plans.node(root, 'a')).output).toBe('A done');
@@ -97,7 +97,7 @@ describe('ReAct agents', () => {
     server = await startScriptedServer({ script: { replies: [{ toolCalls: [{ name: 'lookup', arguments: { q: 'again' } }], repeat: true }] } });
     h = await openTreeHarness({
       agents: [{ code: 'looper', kind: 'react', tools: ['lookup'], limits: { maxTurns: 3 } }],
-      tools: [lookup as Tool],
+      tools: [lookup],
       llmUrl: server.url,
     });
     const root = await h.create(`digraph root { l [type=agent agentCode=looper task="loop"] }`);
