@@ -1,3 +1,4 @@
+import { buildAgentRegistry } from '../agents/registry.js';
 import { resolveConfig, type Config } from '../config/index.js';
 import { Dotplan } from '../operations/dotplan.js';
 import { openStore } from '../store/index.js';
@@ -59,7 +60,8 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
     dotplan: (options = {}) =>
       (dotplan ??= (async () => {
         const registry = await getTools();
-        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true }), registry, config, io.cwd);
+        const agents = buildAgentRegistry(config.agents, registry);
+        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true }), registry, config, io.cwd, agents);
       })()),
     async close() {
       if (dotplan) await (await dotplan.catch(() => undefined))?.close();

@@ -1,3 +1,4 @@
+import type { AgentDefinition } from '../agents/types.js';
 import { DOT_LIMITS } from '../dot/limits.js';
 import { DEFAULT_MAX_REPLY_BYTES } from '../llm/reply.js';
 import type { NotifierConfig } from '../notify/targets.js';
@@ -19,6 +20,8 @@ export interface Config {
    * Default: []. Env `DOTPLAN_TOOLS` (comma-separated), flag `--tools`.
    */
   tools: string[];
+  /** The agents agent nodes may name (config file only; see src/agents/types.ts). Default: none. */
+  agents: AgentDefinition[];
   /** The built-in `http` tool. */
   http: {
     /**
@@ -136,6 +139,7 @@ export function defaultConfig(): Config {
   return {
     databaseUrl: undefined,
     tools: [],
+    agents: [],
     http: { allowHosts: [], allowPrivate: false },
     worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000, llmSlots: 1 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },

@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { parseNotifiers } from '../notify/targets.js';
+import { parseAgents } from '../agents/agent-schema.js';
 
 /**
  * The table of settings: where each lives in the config object and file (`key`), which environment
@@ -43,7 +44,7 @@ export interface ConfigFlags {
   llmSlots?: string | number;
 }
 
-type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean';
+type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean' | 'agents';
 
 /** The environment, for values that name a variable (`env:NAME` in a notifier). */
 export type Env = Record<string, string | undefined>;
@@ -51,6 +52,7 @@ export type Env = Record<string, string | undefined>;
 export const SETTINGS: readonly Setting[] = [
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'databaseUrl', flagName: '--db', kind: 'text' },
   { key: 'tools', env: 'DOTPLAN_TOOLS', flag: 'tools', flagName: '--tools', kind: 'paths' },
+  { key: 'agents', kind: 'agents' },
   { key: 'http.allowHosts', env: 'DOTPLAN_HTTP_ALLOW', flag: 'httpAllow', flagName: '--http-allow', kind: 'list' },
   { key: 'http.allowPrivate', env: 'DOTPLAN_HTTP_ALLOW_PRIVATE', kind: 'boolean' },
   { key: 'worker.poll', env: 'DOTPLAN_POLL', flag: 'poll', flagName: '--poll', kind: 'cron' },
@@ -136,6 +138,8 @@ export function fromJson(kind: Kind, value: unknown, baseDir: string, env: Env =
       return parseNotifiers(value, env);
     case 'boolean':
       return typeof value === 'boolean' ? { ok: true, value } : bad;
+    case 'agents':
+      return parseAgents(value, 'agents');
   }
 }
 
@@ -161,5 +165,7 @@ function describe(kind: Kind): string {
       return 'must be true or false';
     case 'notifiers':
       return 'must be a list of notifiers such as [{"type": "slack", "url": "https://hooks.slack.com/services/…"}]';
+    case 'agents':
+      return 'must be a list of agents such as [{"code": "searcher", "kind": "react", "description": "...", "tools": ["http"]}]';
   }
 }

@@ -1,3 +1,5 @@
+import type { AgentRegistry } from '../agents/registry.js';
+import type { AgentDefinition } from '../agents/types.js';
 import { REPLAN_REQUESTED } from '../model/replan.js';
 import * as engine from '../engine/index.js';
 import type { Config } from '../config/defaults.js';
@@ -51,7 +53,9 @@ interface Exchange {
 export class Planner {
   readonly #retryDelayMs: number;
 
-  constructor(private readonly deps: { store: Store; tools: ToolCatalogue; config: Config; client: LlmClient; limits: ReflectionLimits }) {
+  constructor(
+    private readonly deps: { store: Store; tools: ToolCatalogue; config: Config; client: LlmClient; limits: ReflectionLimits; agents?: AgentRegistry },
+  ) {
     this.#retryDelayMs = parseDuration(deps.config.reflection.retryDelay) ?? 1_000;
   }
 
@@ -93,6 +97,7 @@ export class Planner {
         graph,
         resultChars: limits.resultChars,
         ...(suggestion ? { suggestion } : {}),
+        agents: this.#agentsFor(plan.agentCode),
       }),
       ...(await this.#lastRefusal(work)),
     ];
@@ -234,6 +239,10 @@ export class Planner {
    * Ends the work: a running plan completes or fails; a plan under review fails too when its LLM could
    * not write the plan to review (its reviewer's suggestion, if any, named), else stays there, the requests served.
    */
+  #agentsFor(planAgent: string | undefined): AgentDefinition[] {
+    return agentsOf(this.deps.agents, planAgent);
+  }
+
   async #end(work: LlmWork, to: 'completed' | 'failed', reason: string): Promise<void> {
     const suggestion = to === 'failed' ? await this.#suggestion(work.planId) : undefined;
     await this.deps.store.plans.change(work.planId, {}, (snapshot) => {
@@ -281,6 +290,13 @@ function replanWhy(graph: PlanGraph): string {
   return graph.nodes.some((n) => (n.attributes.error ?? '').startsWith(REPLAN_REQUESTED))
     ? 're-plans were asked for (failed verifications, executors)'
     : VERIFICATION_FAILED;
+}
+
+/** The agents a plan may hand tasks to: any registered one for a root plan, its own agent's `agents` for a child. */
+function agentsOf(registry: AgentRegistry | undefined, planAgent: string | undefined): AgentDefinition[] {
+  if (!registry) return [];
+  if (planAgent === undefined) return registry.list();
+  return (registry.get(planAgent)?.agents ?? []).map((code) => registry.get(code)).filter((a): a is AgentDefinition => a !== undefined);
 }
 
 function countReplans(graph: PlanGraph): number {

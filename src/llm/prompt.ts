@@ -48,6 +48,8 @@ export interface PlanContext {
   resultChars: number;
   /** A reviewer's suggestion for a plan waiting for review (`plan modify --suggestion`). */
   suggestion?: string;
+  /** The agents this plan may hand tasks to (agent nodes); none: the section is left out. */
+  agents?: ReadonlyArray<{ code: string; kind: string; description: string }>;
 }
 
 /** The messages asking for the first plan or a refreshed one. */
@@ -56,6 +58,13 @@ export function planMessages(context: PlanContext): ChatMessage[] {
   const parts = [
     `## Goal\n${context.goal}`,
     `## Tools\n${toolCatalogue(context.tools)}`,
+    ...(context.agents && context.agents.length > 0
+      ? [
+          `## Agents\nHand a task to one of these with a node type="agent" agentCode="<code>" task="<what to do, with {{nodes.<id>.output}} references>"; ` +
+            `its output is the agent's answer. Nodes of one subgraph cluster_<name> with parallel=true run side by side.\n` +
+            context.agents.map((a) => `- \`${a.code}\` (${a.kind}): ${a.description}`).join('\n'),
+        ]
+      : []),
     first
       ? `## The plan\nThere is no plan yet: write the first one (leave out the *id line).`
       : `## The plan (id ${context.planId}) as it stands\n\`\`\`dot\n${writeDot(context.graph)}\`\`\``,

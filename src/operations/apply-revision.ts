@@ -10,6 +10,7 @@ import type { RevisionDriver } from '../revisions/rights.js';
 import type { Store } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { validateGraph } from '../validate/index.js';
+import { agentValidation, type AgentRegistry } from '../agents/registry.js';
 import { decideRevision, type ApplyReport, type EditVerdict, type LoadedBase } from './decide-revision.js';
 
 /** What the revision path needs: the store, the tools the plan may use, the config (DOT limits). */
@@ -17,6 +18,8 @@ export interface RevisionDeps {
   store: Store;
   tools: ToolCatalogue;
   config: Config;
+  /** The registered agents: plans may then hold agent nodes naming them. */
+  agents?: AgentRegistry;
 }
 
 export interface ApplyRevisionOptions {
@@ -61,7 +64,8 @@ export async function applyRevision(deps: RevisionDeps, planId: string, dot: str
   const baseNamed = options.base ?? named.base;
   // A base that does not read refuses the edit; it is still checked, so that every problem is named at once.
   const invalidBase = options.base ? [] : named.diagnostics;
-  const validate = (graph: PlanGraph) => validateGraph(graph, { tools: deps.tools, source, allowAgent: false });
+  const planAgent = deps.agents && deps.agents.list().length > 0 ? (await deps.store.plans.get(planId)).agentCode : undefined;
+  const validate = (graph: PlanGraph) => validateGraph(graph, { tools: deps.tools, source, ...agentValidation(deps.agents, planAgent) });
   const edited = { ...read, attributes: withoutBase(read.attributes) };
   const base = baseNamed ? await loadBase(deps.store, planId, baseNamed) : undefined;
   let verdict: EditVerdict = { changes: [], conflicts: [], diagnostics: [] };

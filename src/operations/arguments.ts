@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DRIVERS, EVENT_KINDS, PLAN_STATUSES } from '../model/types.js';
 import { checkArguments } from './check-arguments.js';
-import { configOverrides, toolList } from './option-schemas.js';
+import { agentList, configOverrides, toolList } from './option-schemas.js';
 
 /**
  * What each library call accepts, one schema per call, by parameter name: `Dotplan`'s methods,
@@ -99,6 +99,7 @@ export const SIGNATURES = {
       .strictObject({
         config: configOverrides.optional(),
         tools: toolList.optional(),
+        agents: agentList.optional(),
         cwd: id.optional(),
       })
       .optional(),
@@ -106,6 +107,8 @@ export const SIGNATURES = {
   create: { input: createInput, options: z.strictObject({ by: id.optional(), review: z.boolean().optional() }).optional() },
   rerun: { planId: id, options: z.strictObject({ from: id.optional(), title: text.optional(), by: id.optional() }).optional() },
   answer: { planId: id, nodeId: id, text, options: z.strictObject({ by: id.optional() }).optional() },
+  tree: { planId: id },
+  agentHistory: { instance: id, options: z.strictObject({ root: id.optional() }).optional() },
   retry: nodeCall,
   skip: nodeCall,
   cancel: planCall,

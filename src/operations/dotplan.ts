@@ -1,3 +1,7 @@
+import { AgentRegistry, agentValidation } from '../agents/registry.js';
+import { agentWorkers } from './agents.js';
+import { llmSide, type LlmSide } from './llm-side.js';
+import { agentHistory, planTree, type AgentHistory, type TreeView } from './tree-views.js';
 import { cancelTree, pauseTree, resumeTree } from './cascade.js';
 import * as engine from '../engine/index.js';
 import { authoredAttributes } from '../engine/initial-state.js';
@@ -67,6 +71,8 @@ export class Dotplan {
     readonly config: Config,
     /** @internal Where relative paths (a template's path, `./templates`) are taken from. */
     readonly cwd: string = process.cwd(),
+    /** @internal The registered agents (the config's `agents`, `openDotplan({ agents })`). */
+    readonly agents: AgentRegistry = new AgentRegistry(),
   ) {
     this.#events = new DotplanEvents(store);
   }
@@ -90,7 +96,14 @@ export class Dotplan {
    */
   async create(input: FromTemplate | FromDot | FromGoal, options: CreateOptions = {}): Promise<CreatedPlan> {
     checked('create', { input, options });
-    const { warnings, ...prepared } = await preparePlan(this.tools, input, options.by ?? defaultActor(), dotLimits(this.config), this.cwd);
+    const { warnings, ...prepared } = await preparePlan(
+      this.tools,
+      input,
+      options.by ?? defaultActor(),
+      dotLimits(this.config),
+      this.cwd,
+      agentValidation(this.agents),
+    );
     // review: as review="required" in the plan (a reflection plan's LLM still writes it first).
     return { ...(await this.store.plans.create(options.review ? requireReview(prepared) : prepared)), warnings };
   }
@@ -360,24 +373,26 @@ export class Dotplan {
       retryDefaults: retry,
       remindEveryMs: parseDuration(this.config.notify.reminderInterval) ?? 3_600_000,
       ...(llm ? { planner: llm.planner, judge: llm.judge } : {}),
+      ...agentWorkers(this, llm?.client),
       ...rest,
     });
   }
 
-  /**
-   * @internal The LLM's side of reflection plans and verify="llm" (SPEC §6): undefined when no
-   * endpoint is configured (no OPENAI_BASE_URL and no API key) — such a worker leaves that work to others.
-   */
-  llm(endpoint?: { baseURL: string; model?: string }): { client: LlmClient; planner: Planner; judge: Judge } | undefined {
-    const settings = { ...llmSettings(this.config), ...endpoint };
-    if (missingEndpoint(settings) !== undefined) return undefined;
-    const client = createLlmClient(settings);
-    const limits = this.config.reflection;
-    return {
-      client,
-      planner: new Planner({ store: this.store, tools: this.tools, config: this.config, client, limits }),
-      judge: llmJudge(client, this.store.llm, limits.resultChars),
-    };
+  /** @internal The LLM's side (src/operations/llm-side.ts): undefined when no endpoint is configured. */
+  llm(endpoint?: { baseURL: string; model?: string }): LlmSide | undefined {
+    return llmSide(this, endpoint);
+  }
+
+  /** The plan stack of the plan's root: each plan with its status, agent instance, waiting questions and tokens. */
+  async tree(planId: string): Promise<TreeView> {
+    checked('tree', { planId });
+    return planTree(this, planId);
+  }
+
+  /** An agent instance's conversation with the model: a child plan's id, or its instance id (`searcher_001`; `root` when several trees have one). */
+  async agentHistory(instance: string, options: { root?: string } = {}): Promise<AgentHistory> {
+    checked('agentHistory', { instance, options });
+    return agentHistory(this, instance, options.root);
   }
 
   /** Closes the database connection; workers of this Dotplan must be stopped first. */

@@ -1,3 +1,5 @@
+import { buildAgentRegistry } from '../agents/registry.js';
+import type { AgentDefinition } from '../agents/types.js';
 import { defaultConfig, type Config } from '../config/defaults.js';
 import { openStore } from '../store/index.js';
 import { createRegistry } from '../tools/registry.js';
@@ -18,6 +20,8 @@ export interface OpenDotplanOptions {
   config?: ConfigOverrides;
   /** The application's own tools, registered beside the built-in ones. */
   tools?: readonly Tool[];
+  /** The application's agents, registered beside the config's `agents` (see the README's "Agents"). */
+  agents?: readonly AgentDefinition[];
   /** Base for the default SQLite file and relative paths; default process.cwd(). */
   cwd?: string;
 }
@@ -38,8 +42,9 @@ export async function openDotplan(options: OpenDotplanOptions = {}): Promise<Dot
   const cwd = options.cwd ?? process.cwd();
   const tools = await createRegistry({ userModules: config.tools, http: config.http, cwd });
   for (const [index, tool] of (options.tools ?? []).entries()) tools.register(tool, `openDotplan's tools[${index}]`);
+  const agents = buildAgentRegistry(config.agents, tools, options.agents ?? []);
   const store = await openStore({ ...(config.databaseUrl !== undefined ? { url: config.databaseUrl } : {}), cwd });
-  return new Dotplan(store, tools, config, cwd);
+  return new Dotplan(store, tools, config, cwd, agents);
 }
 
 /** The defaults with each given group merged in. */

@@ -3,6 +3,7 @@ import { fromJson, SETTINGS } from '../config/settings.js';
 import { NOTIFIER_TYPES } from '../notify/targets.js';
 import { describeIssue, shown } from '../errors/describe-issue.js';
 import { toolSchema } from '../tools/tool-schema.js';
+import { agentSchema } from '../agents/agent-schema.js';
 
 /**
  * `openDotplan`'s options: the settings over the defaults, checked by the same table of settings the
@@ -64,3 +65,6 @@ export const configOverrides = z.unknown().superRefine((value, ctx) => {
 });
 
 export const toolList = z.array(toolSchema);
+
+/** The application's agents: checked by the schema the config file's `agents` are checked by. */
+export const agentList = z.array(agentSchema);

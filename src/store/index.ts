@@ -69,4 +69,4 @@ export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
-export type { TreeStore, TreeLimits, NewChild, StartedChild, CascadePlace, DecideCascade } from './tree/tree-store.js';
+export type { TreeStore, TreeLimits, NewChild, StartedChild, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

@@ -11,6 +11,7 @@ import { checkReferences } from './references.js';
 import { checkRequirements } from './requirements.js';
 import { checkStructure } from './structure.js';
 import { checkTools } from './tools.js';
+import { checkAgents } from './agents.js';
 import type { ValidateOptions, ValidationResult } from './types.js';
 
 export type { ToolLookup, ValidateOptions, ValidationResult } from './types.js';
@@ -20,7 +21,17 @@ export { DIAGNOSTIC_CODES, type DiagnosticCode } from './codes.js';
  * The validator every entry point uses (file, template, stored plan, LLM reply, hand edit). Each
  * finding is a Diagnostic with a stable code (listed with their meaning in `codes.ts`).
  */
-const CHECKS: readonly Check[] = [checkStructure, checkCycles, checkGraphAttributes, checkRequirements, checkTools, checkPolicy, checkReferences, checkEdges];
+const CHECKS: readonly Check[] = [
+  checkStructure,
+  checkCycles,
+  checkGraphAttributes,
+  checkRequirements,
+  checkTools,
+  checkAgents,
+  checkPolicy,
+  checkReferences,
+  checkEdges,
+];
 
 export function validateGraph(graph: PlanGraph, options: ValidateOptions): ValidationResult {
   const ctx = createContext(graph, options);

@@ -7,12 +7,23 @@ export interface ToolLookup {
   list?(): { code: string }[];
 }
 
+/** What validation needs to know about the agent registry (an AgentRegistry fits). */
+export interface AgentLookupForValidation {
+  has(code: string): boolean;
+  get(code: string): { agents?: readonly string[] } | undefined;
+  list(): ReadonlyArray<{ code: string }>;
+}
+
 export interface ValidateOptions {
   tools: ToolLookup;
   /** A name for the input (file path, "template foo", "LLM reply"), used in messages. */
   source?: string;
   /** Default true; false reports agent nodes as NODE_TYPE_NOT_SUPPORTED errors. */
   allowAgent?: boolean;
+  /** The registered agents: agent nodes must name one (AGENT_UNKNOWN). Without it, agentCode is not checked. */
+  agents?: AgentLookupForValidation;
+  /** A child plan's agent: its agent nodes may name only the agents it may call (AGENT_NOT_ALLOWED). */
+  planAgent?: string;
   /** Input caps for DOT text (see readDot). */
   maxBytes?: number;
   maxASTNodes?: number;

@@ -34,7 +34,7 @@ export function llmReactModel(client: LlmClient): ReactModel {
       if (toolCalls.length === 0) return { kind: 'answer', text: content ?? '', assistant, ...usage };
       const input = (c: { name: string; arguments: string }) => {
         const args = parseArguments(c.arguments);
-        return wrapped.has(c.name) && args !== null && typeof args === 'object' && 'input' in args ? (args).input : args;
+        return wrapped.has(c.name) && args !== null && typeof args === 'object' && 'input' in args ? args.input : args;
       };
       return { kind: 'tools', calls: toolCalls.map((c) => ({ id: c.id, toolCode: c.name, input: input(c) })), assistant, ...usage };
     },

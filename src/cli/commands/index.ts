@@ -11,6 +11,7 @@ import { registerBenchCommand } from './bench.js';
 import { registerParseReplyCommand } from './parse-reply.js';
 import { registerLlmCommands } from './llm.js';
 import { registerNotifyCommands } from './notify.js';
+import { registerAgentCommands } from './agent.js';
 
 export type GetContext = (command: Command) => Promise<CliContext>;
 
@@ -26,4 +27,5 @@ export function registerCommands(program: Command, getContext: GetContext): void
   registerParseReplyCommand(program, getContext);
   registerLlmCommands(program, getContext);
   registerNotifyCommands(program, getContext);
+  registerAgentCommands(program, getContext);
 }

@@ -20,6 +20,7 @@ import { registerPlanReportCommand } from './plan-report.js';
 import { registerReviewCommands } from './review.js';
 import { eventJson } from '../../worker/progress.js';
 import { cut, moreNote } from '../../report/text.js';
+import { formatTree } from '../../operations/tree-views.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -96,12 +97,13 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
 
   plan
     .command('list')
-    .description('list plans, newest first')
+    .description("list root plans, newest first (--all: agent nodes' child plans too, with their parent)")
     .addOption(new Option('--status <status>', 'only plans in this status').choices([...PLAN_STATUSES]))
+    .option('--all', 'child plans too, with a PARENT column (plan/node)')
     .option('--json', 'print JSON')
-    .action(async (opts: { status?: PlanStatus; json?: boolean }, command: Command) => {
+    .action(async (opts: { status?: PlanStatus; json?: boolean; all?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const plans = (await (await ctx.dotplan()).plans(opts.status ? { status: opts.status } : {})).reverse();
+      const plans = (await (await ctx.dotplan()).plans(opts.status ? { status: opts.status } : {})).reverse().filter((p) => opts.all === true || !p.parent);
       if (opts.json) {
         printJson(
           ctx.io,
@@ -114,6 +116,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
             createdAt: p.createdAt.toISOString(),
             updatedAt: p.updatedAt.toISOString(),
             ...(p.rerunOf !== undefined ? { rerunOf: p.rerunOf } : {}),
+            ...(p.parent ? { parent: p.parent, rootPlanId: p.rootPlanId, instance: p.instance } : {}),
           })),
         );
         return;
@@ -126,7 +129,29 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
         );
         return;
       }
-      ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...plans.map((p) => [p.id, p.status, p.updatedAt.toISOString(), p.title])]));
+      if (opts.all) {
+        const rows = plans.map((p) => [
+          p.id,
+          p.status,
+          p.updatedAt.toISOString(),
+          p.parent ? `${p.parent.planId}/${p.parent.nodeId}` : '-',
+          p.instance ?? '-',
+          p.title,
+        ]);
+        ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'PARENT', 'INSTANCE', 'TITLE'], ...rows]));
+      } else ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...plans.map((p) => [p.id, p.status, p.updatedAt.toISOString(), p.title])]));
+    });
+
+  plan
+    .command('tree')
+    .description("the plan stack of a plan's tree: root → agent node → child …, with status, instance, waiting questions and tokens")
+    .argument('<id>', 'any plan of the tree')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }, command: Command) => {
+      const ctx = await getContext(command);
+      const view = await (await ctx.dotplan()).tree(id);
+      if (opts.json) printJson(ctx.io, view);
+      else ctx.io.out(formatTree(view));
     });
 
   plan

@@ -16,6 +16,8 @@ import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types
 import { leaseLost } from '../work-queue.js';
 
 /** The plan stack's limits (`limits.maxPlanDepth`, `limits.maxChildPlans`). */
+export type { TreePlace } from '../sql/tree.js';
+
 export interface TreeLimits {
   maxPlanDepth: number;
   maxChildPlans: number;
@@ -138,6 +140,26 @@ export class TreeStore {
       }),
     );
     return this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map());
+  }
+
+  /** Every plan of the tree the plan is in, root first, then root → leaf. */
+  async treeOf(planId: string): Promise<TreePlace[]> {
+    const place = await placeOf(this.db, planId);
+    if (!place) throw planNotFound(planId);
+    const root = place.root ?? place.id;
+    const top = root === place.id ? place : await placeOf(this.db, root);
+    return [top!, ...(await descendants(this.db, root))];
+  }
+
+  /** The child plans running as this agent instance (one per tree that has it). */
+  async byInstance(instance: string): Promise<TreePlace[]> {
+    const ids = await this.db.all<{ id: string }>(`SELECT id FROM plans WHERE instance = ? ORDER BY id`, [instance]);
+    const out: TreePlace[] = [];
+    for (const { id } of ids) {
+      const place = await placeOf(this.db, id);
+      if (place) out.push(place);
+    }
+    return out;
   }
 
   /** An agent instance's conversation, in order (the messages as the API takes them). */

@@ -1,0 +1,26 @@
+import { childStarter } from '../agents/start-child.js';
+import { ReactDriver } from '../agents/react/driver.js';
+import { llmReactModel } from '../agents/react/model.js';
+import { dotLimits } from '../config/dot-limits.js';
+import type { LlmClient } from '../llm/client.js';
+import type { WorkerOptions } from '../worker/worker-events.js';
+import type { Dotplan } from './dotplan.js';
+
+/**
+ * What a worker of this Dotplan needs to run agents: the child starter (agent nodes' child plans,
+ * with the configured limits) and, with an LLM endpoint, the ReAct driver. Nothing when no agent is
+ * registered: agent nodes are then refused where plans are made.
+ */
+export function agentWorkers(dotplan: Dotplan, client: LlmClient | undefined): Pick<WorkerOptions, 'children' | 'react'> {
+  if (dotplan.agents.list().length === 0) return {};
+  const { store, tools, config, agents } = dotplan;
+  const children = childStarter({
+    store,
+    tools,
+    agents,
+    limits: { maxPlanDepth: config.limits.maxPlanDepth, maxChildPlans: config.limits.maxChildPlans },
+    cwd: dotplan.cwd,
+    dotLimits: dotLimits(config),
+  });
+  return { children, ...(client ? { react: new ReactDriver({ store, tools, config, model: llmReactModel(client), agents }) } : {}) };
+}

@@ -1,0 +1,112 @@
+import { InvalidInputError, NotFoundError } from '../errors/errors.js';
+import type { TreePlace } from '../store/index.js';
+import type { Dotplan } from './dotplan.js';
+
+/** One plan of a tree as `plan tree` shows it. */
+export interface TreeEntry {
+  id: string;
+  title: string;
+  status: string;
+  depth: number;
+  /** The agent node it runs for (plan, node). */
+  parent?: { planId: string; nodeId: string };
+  agentCode?: string;
+  instance?: string;
+  tokensUsed: number;
+  /** Questions waiting for a person in it. */
+  waiting: Array<{ nodeId: string; question?: string }>;
+}
+
+export interface TreeView {
+  root: string;
+  /** The plan asked for. */
+  asked: string;
+  /** Root first, then root → leaf. */
+  plans: TreeEntry[];
+  /** Tokens the whole tree spent (`reflection.maxTokens` is its budget). */
+  tokensUsed: number;
+}
+
+export async function planTree(dotplan: Dotplan, planId: string): Promise<TreeView> {
+  const places = await dotplan.store.tree.treeOf(planId);
+  const plans: TreeEntry[] = [];
+  for (const place of places) {
+    const [record, waiting] = await Promise.all([dotplan.store.plans.get(place.id), dotplan.store.plans.waiting(place.id)]);
+    plans.push({
+      id: place.id,
+      title: place.title,
+      status: record.status,
+      depth: place.depth,
+      ...(place.parentPlanId !== null && place.parentNodeId !== null ? { parent: { planId: place.parentPlanId, nodeId: place.parentNodeId } } : {}),
+      ...(place.agentCode !== null ? { agentCode: place.agentCode } : {}),
+      ...(place.instance !== null ? { instance: place.instance } : {}),
+      tokensUsed: record.tokensUsed ?? 0,
+      waiting: waiting
+        .filter((w) => w.kind === 'question')
+        .map((w) => ({ nodeId: w.nodeId ?? '', ...(w.attributes?.question ? { question: w.attributes.question } : {}) })),
+    });
+  }
+  return { root: plans[0]!.id, asked: planId, plans, tokensUsed: plans.reduce((n, p) => n + p.tokensUsed, 0) };
+}
+
+/** The tree as lines: each child under its parent's agent node, with status, instance, waiting questions and tokens. */
+export function formatTree(view: TreeView): string {
+  const children = new Map<string, TreeEntry[]>();
+  for (const plan of view.plans) if (plan.parent) children.set(plan.parent.planId, [...(children.get(plan.parent.planId) ?? []), plan]);
+  const lines: string[] = [];
+  const visit = (plan: TreeEntry, indent: string) => {
+    const who = plan.instance ? `${plan.parent!.nodeId} → ${plan.instance}` : plan.title;
+    const mark = plan.id === view.asked ? ' ◀' : '';
+    lines.push(`${indent}${who}  ${plan.id}  ${plan.status}${plan.tokensUsed > 0 ? `  ${plan.tokensUsed} tokens` : ''}${mark}`);
+    for (const q of plan.waiting)
+      lines.push(`${indent}    ? ${q.nodeId}${q.question ? `: ${q.question}` : ''}  (dotplan answer ${plan.id} ${q.nodeId} <answer>)`);
+    for (const child of children.get(plan.id) ?? []) visit(child, `${indent}  `);
+  };
+  visit(view.plans[0]!, '');
+  lines.push(`tokens in all: ${view.tokensUsed}`);
+  return lines.join('\n');
+}
+
+export interface AgentHistory {
+  planId: string;
+  instance?: string;
+  agentCode?: string;
+  mode: string;
+  /**
+   * The instance's conversation with the model, as sent: a ReAct instance's stored history; a
+   * reflection instance's exchanges (each call's messages and the reply), in order.
+   */
+  messages: unknown[];
+}
+
+export async function agentHistory(dotplan: Dotplan, ref: string, root: string | undefined): Promise<AgentHistory> {
+  const place = await resolveInstance(dotplan, ref, root);
+  const plan = await dotplan.store.plans.get(place.id);
+  let messages = await dotplan.store.tree.messages(place.id);
+  if (messages.length === 0) {
+    messages = (await dotplan.store.llm.calls(place.id)).flatMap((call) => [
+      ...(JSON.parse(call.prompt) as unknown[]),
+      ...(call.reply !== undefined ? [{ role: 'assistant', content: call.reply }] : []),
+    ]);
+  }
+  return {
+    planId: place.id,
+    ...(plan.instance ? { instance: plan.instance } : {}),
+    ...(plan.agentCode ? { agentCode: plan.agentCode } : {}),
+    mode: plan.mode,
+    messages,
+  };
+}
+
+async function resolveInstance(dotplan: Dotplan, ref: string, root: string | undefined): Promise<TreePlace> {
+  if (ref.startsWith('p_')) return (await dotplan.store.tree.treeOf(ref)).find((p) => p.id === ref)!;
+  const found = (await dotplan.store.tree.byInstance(ref)).filter((p) => root === undefined || p.root === root);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0)
+    throw new NotFoundError(
+      `no agent instance ${JSON.stringify(ref)}${root ? ` in the tree of ${root}` : ''}; see the instances with \`dotplan plan tree <plan>\``,
+    );
+  throw new InvalidInputError(
+    `${found.length} trees have an instance ${ref} (${found.map((p) => `${p.id} under ${p.root}`).join(', ')}); name the tree with --root <root plan> or give the child plan's id`,
+  );
+}
