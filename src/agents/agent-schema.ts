@@ -43,7 +43,7 @@ export function parseAgents(value: unknown, where: string): { ok: true; value: A
       const field = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
       return { ok: false, reason: `${at}${field} ${issue.code === 'unrecognized_keys' ? `has unknown field(s) ${issue.keys.join(', ')}` : issue.message}` };
     }
-    out.push(parsed.data as AgentDefinition);
+    out.push(parsed.data);
   }
   return { ok: true, value: out };
 }
