@@ -79,6 +79,25 @@ describe('dotplan demo', () => {
     },
   );
 
+  it.runIf(testBackend() === 'sqlite')(
+    '--agents runs seed 002 offline: a leader, two ReAct searchers, a writer and "Publish?", printing the tree, then the final answer',
+    async () => {
+      const dir = freshDir();
+      const result = await runDotplan(['demo', '--agents'], { cwd: dir, env: cleanEnv(), timeoutMs: 60_000 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Plan p_\S+ completed in [\d.]+m?s\. The tree:$/m);
+      expect(result.stdout).toMatch(/^ {2}search_history → searcher_00[12] {2}p_\S+ {2}completed/m);
+      expect(result.stdout).toMatch(/^ {2}search_products → searcher_00[12] {2}p_\S+ {2}completed/m);
+      expect(result.stdout).toMatch(/^ {2}write → writer_001 {2}p_\S+ {2}completed/m);
+      expect(result.stdout).toMatch(/Final answer:\nACME Corp, founded in 1999 in Lyon, makes anvils — published\./);
+      expect(result.stderr).toMatch(/\? Publish: ACME Corp, founded in 1999 in Lyon, makes anvils\. → "yes"/);
+      expect(result.stderr).toMatch(/node turn_1\s+running → done/);
+      const history = await runDotplan(['--db', 'file:.dotplan/demo-agents.db', 'agent', 'history', 'searcher_001', '--json'], { cwd: dir, env: cleanEnv() });
+      const messages = (JSON.parse(history.stdout) as { messages: Array<{ role: string }> }).messages;
+      expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    },
+  );
+
   it("the README's first command, npm run demo, runs the checkout's own build and first says what it does", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const quickStart = /^## Quick start$([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';

@@ -9,6 +9,7 @@ import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import { formatTable, type CliIO } from '../io.js';
 import { announceDemo } from './demo-intro.js';
 import { runReflectionDemo } from './demo-reflection.js';
+import { runAgentsDemo } from './demo-agents.js';
 import type { GetContext } from './index.js';
 
 const DEMO_TEMPLATE = 'research-report';
@@ -25,8 +26,14 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
     .addOption(setOption())
     .option('--json', 'print events as JSON lines')
     .option('--reflection', 'run a reflection plan offline instead: the LLM is a scripted server replaying a recorded run')
-    .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean }, command: Command) => {
+    .option('--agents', 'run seed 002\'s multi-agent example offline instead: a leader, two ReAct searchers, a writer and "Publish?"')
+    .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean; agents?: boolean }, command: Command) => {
       const ctx = await getContext(command);
+      if (opts.agents) {
+        if (opts.set || opts.reflection || opts.template !== DEMO_TEMPLATE)
+          throw new UsageError('--agents runs its own recorded plan: it takes no --template, --set or --reflection');
+        return runAgentsDemo(ctx, opts.json === true);
+      }
       if (opts.reflection) {
         if (opts.set || opts.template !== DEMO_TEMPLATE) throw new UsageError('--reflection runs its own recorded plan: it takes no --template or --set');
         return runReflectionDemo(ctx, opts.json === true);
