@@ -17,6 +17,8 @@ import { createLlmClient } from '../../src/llm/client.js';
 import { Planner } from '../../src/llm/planner.js';
 import { ReactDriver } from '../../src/agents/react/driver.js';
 import { llmReactModel } from '../../src/agents/react/model.js';
+import { AgentRegistry } from '../../src/agents/registry.js';
+import type { AgentDefinition } from '../../src/agents/types.js';
 import { createTestStore, type TestStore } from '../support/db.js';
 
 export type TestAgent = ChildAgent & { agents?: string[]; tools?: string[]; limits?: { maxTurns?: number } };
@@ -42,6 +44,8 @@ export async function openTreeHarness(options: {
   limits?: { maxPlanDepth?: number; maxChildPlans?: number };
   /** An OpenAI-compatible endpoint (the scripted server): workers then serve reflection (the planner) and ReAct plans. */
   llmUrl?: string;
+  /** Reflection limits over the defaults (maxReplans...). */
+  reflection?: { maxReplans?: number };
 }): Promise<TreeHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
   mkdirSync(join(dir, 'templates'));
@@ -51,13 +55,16 @@ export async function openTreeHarness(options: {
   for (const tool of options.tools ?? []) tools.register(tool, 'test');
   const byCode = new Map(options.agents.map((a) => [a.code, a]));
   const agents: AgentLookup = { get: (code) => byCode.get(code), list: () => options.agents };
+  const registry = new AgentRegistry();
+  for (const agent of options.agents) registry.register({ description: agent.code, ...agent } as AgentDefinition, 'test');
   const config = defaultConfig();
+  Object.assign(config.reflection, options.reflection ?? {});
   const limits = { maxPlanDepth: options.limits?.maxPlanDepth ?? 4, maxChildPlans: options.limits?.maxChildPlans ?? 100 };
   const children = childStarter({ store, tools, agents, limits, cwd: dir, dotLimits: {} });
   const llm = options.llmUrl === undefined ? undefined : createLlmClient({ baseURL: options.llmUrl, model: 'scripted', timeoutMs: 10_000, maxRetries: 0 });
   const drivers = llm
     ? {
-        planner: new Planner({ store, tools, config, client: llm, limits: config.reflection }),
+        planner: new Planner({ store, tools, config, client: llm, limits: config.reflection, agents: registry }),
         react: new ReactDriver({ store, tools, config, model: llmReactModel(llm), agents }),
       }
     : {};
