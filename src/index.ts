@@ -43,7 +43,9 @@ export { NOTIFIER_TYPES, type NotifierConfig, type NotifierType } from './notify
 export type { Config } from './config/defaults.js';
 
 // What the methods return.
-export type { Backend, EdgeRecord, EventRecord, Following, NodeRecord, PlanRecord, RevisionRecord } from './store/types.js';
+export type { Backend, EdgeRecord, EventRecord, Following, NodeRecord, ParentNode, PlanRecord, RevisionRecord } from './store/types.js';
+export type { AgentDefinition, AgentKind } from './agents/types.js';
+export type { AgentHistory, TreeEntry, TreeView } from './operations/tree-views.js';
 export type { LlmCallRecord, LlmCallInput, LlmPurpose, LlmOutcome } from './store/llm-queue.js';
 export type { EventInput } from './engine/step.js';
 export type { Attributes, GraphCluster, GraphEdge, GraphNode, PlanGraph, SourceLocation } from './model/types.js';

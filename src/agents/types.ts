@@ -26,10 +26,12 @@ export interface AgentDefinition {
   limits?: { maxTurns?: number };
 }
 
+/** What kind of child plan an agent runs: `reflection`, `react` or `workflow` (see {@link AgentDefinition}). */
+export type AgentKind = 'reflection' | 'react' | 'workflow';
+
 /** The kinds of agent, and what each requires. */
-export const AGENT_KINDS = {
+export const AGENT_KINDS: Readonly<Record<AgentKind, { needsTemplate: boolean; llm: boolean }>> = {
   reflection: { needsTemplate: false, llm: true },
   react: { needsTemplate: false, llm: true },
   workflow: { needsTemplate: true, llm: false },
-} as const;
-export type AgentKind = keyof typeof AGENT_KINDS;
+};

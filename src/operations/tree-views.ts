@@ -17,6 +17,7 @@ export interface TreeEntry {
   waiting: Array<{ nodeId: string; question?: string }>;
 }
 
+/** A plan's tree as `dotplan plan tree` shows it (`dotplan.tree(planId)`). */
 export interface TreeView {
   root: string;
   /** The plan asked for. */
@@ -67,6 +68,7 @@ export function formatTree(view: TreeView): string {
   return lines.join('\n');
 }
 
+/** An agent instance's conversation with the model (`dotplan.agentHistory(instance)`). */
 export interface AgentHistory {
   planId: string;
   instance?: string;
