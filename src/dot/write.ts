@@ -1,3 +1,4 @@
+import { isImplicit } from '../model/serial-groups.js';
 import type { Attributes, GraphCluster, PlanGraph } from '../model/types.js';
 import { formatId, formatValue } from './strings.js';
 
@@ -25,6 +26,7 @@ export function writeDot(graph: PlanGraph): string {
   blocks.moveTo([]);
 
   for (const edge of graph.edges) {
+    if (isImplicit(edge)) continue; // a serial group's edge is the group's, not the text's
     out.push(`  ${formatId(edge.from)} -> ${formatId(edge.to)}${attributeList(edge.attributes)};`);
   }
   out.push('}');

@@ -1,3 +1,4 @@
+import { isImplicit, withSerialEdges } from '../model/serial-groups.js';
 import type { Attributes as VizAttributes, Graph as VizGraph, Node as VizNode, Subgraph as VizSubgraph } from '@viz-js/viz';
 import { normaliseStatus } from '../model/status.js';
 import { NODE_STATUSES, type GraphNode, type NodeStatus, type PlanGraph } from '../model/types.js';
@@ -58,8 +59,9 @@ export function toVizGraph(graph: PlanGraph, options: RenderOptions = {}): VizGr
     home.nodes!.push(vizNode(node, statuses.get(node.id)));
   }
 
-  const edges = graph.edges.map((edge) => {
+  const edges = withSerialEdges(graph).edges.map((edge) => {
     const attributes: VizAttributes = {};
+    if (isImplicit(edge)) Object.assign(attributes, { style: 'dashed', tooltip: `serial group ${edge.attributes.implicit ?? ''}` });
     const label = edge.attributes.label ?? (edge.attributes.when ? `when ${edge.attributes.when}` : undefined);
     if (label) attributes.label = escapeText(label);
     const target = statuses.get(edge.to);

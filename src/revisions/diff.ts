@@ -1,3 +1,4 @@
+import { isImplicit } from '../model/serial-groups.js';
 import type { Attributes, GraphCluster, GraphEdge, GraphNode, PlanGraph } from '../model/types.js';
 
 /**
@@ -140,6 +141,7 @@ export function keyedEdges(edges: readonly GraphEdge[]): Map<string, { edge: Edg
   const seen = new Map<string, number>();
   const out = new Map<string, { edge: EdgeKey; attributes: Attributes }>();
   for (const e of edges) {
+    if (isImplicit(e)) continue; // a serial group's edge follows from the group: not a change of its own
     const pair = `${e.from}\u0000${e.to}`;
     const nth = (seen.get(pair) ?? 0) + 1;
     seen.set(pair, nth);

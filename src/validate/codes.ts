@@ -30,6 +30,8 @@ export const DIAGNOSTIC_CODES = {
   QUESTION_EMPTY: 'a node waiting for (or about to ask) a person with an empty `question`',
   AGENT_CODE_MISSING: 'an agent node without `agentCode` (error when ready/running, warning when pending)',
   AGENT_TASK_MISSING: 'an agent node without `task` (error when ready/running, warning when pending)',
+  GROUP_PARALLEL_INVALID: "a cluster's `parallel` is not true or false (line given)",
+  GROUP_ORDER_CONFLICT: 'an edge from a later to an earlier member of a serial group (parallel=false)',
   AGENT_UNKNOWN: 'an `agentCode` that is not a registered agent (dotplan agent list)',
   AGENT_NOT_ALLOWED: "an agent node in a child plan naming an agent its plan's agent may not call (its `agents`)",
   AGENT_PARAMS_INVALID: '`agentParams` is not a JSON object, or `detach` is not true/false',

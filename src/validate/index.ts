@@ -12,6 +12,8 @@ import { checkRequirements } from './requirements.js';
 import { checkStructure } from './structure.js';
 import { checkTools } from './tools.js';
 import { checkAgents } from './agents.js';
+import { checkGroups } from './groups.js';
+import { withSerialEdges } from '../model/serial-groups.js';
 import type { ValidateOptions, ValidationResult } from './types.js';
 
 export type { ToolLookup, ValidateOptions, ValidationResult } from './types.js';
@@ -28,15 +30,18 @@ const CHECKS: readonly Check[] = [
   checkRequirements,
   checkTools,
   checkAgents,
+  checkGroups,
   checkPolicy,
   checkReferences,
   checkEdges,
 ];
 
 export function validateGraph(graph: PlanGraph, options: ValidateOptions): ValidationResult {
-  const ctx = createContext(graph, options);
+  // Serial groups' implicit edges count as edges for every check (cycles, upstream references) and are stored with the plan.
+  const full = withSerialEdges(graph);
+  const ctx = createContext(full, options);
   const diagnostics = sortDiagnostics(CHECKS.flatMap((check) => check(ctx)));
-  return { valid: !diagnostics.some((d) => d.severity === 'error'), diagnostics, graph: normaliseGraph(graph) };
+  return { valid: !diagnostics.some((d) => d.severity === 'error'), diagnostics, graph: normaliseGraph(full) };
 }
 
 /** Reads and validates DOT text; a text that cannot be read gives its DOT_* diagnostic and no graph. */

@@ -21,6 +21,8 @@ import { registerReviewCommands } from './review.js';
 import { eventJson } from '../../worker/progress.js';
 import { cut, moreNote } from '../../report/text.js';
 import { formatTree } from '../../operations/tree-views.js';
+import { serialGroups } from '../../model/serial-groups.js';
+import type { Dotplan } from '../../operations/dotplan.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -176,8 +178,8 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
         printJson(ctx.io, planJson(record, nodes, edges, waits));
       } else {
         // What it waits for first, as lines dotplan generated (dropped when the file comes back to plan apply).
-        const [dot, waits] = await Promise.all([dotplan.show(id), dotplan.waitingFor(id)]);
-        ctx.io.out([...waits.map((w) => `${GENERATED_PREFIX} ${waitLine(w)}`), dot].join('\n'));
+        const [dot, waits, notes] = await Promise.all([dotplan.show(id), dotplan.waitingFor(id), stackNotes(dotplan, id)]);
+        ctx.io.out([...waits.map((w) => `${GENERATED_PREFIX} ${waitLine(w)}`), ...notes.map((n) => `${GENERATED_PREFIX} ${n}`), dot].join('\n'));
       }
     });
 
@@ -236,4 +238,19 @@ function printCreated(ctx: CliContext, created: CreatedPlan, source: string | un
   }
   for (const warning of created.warnings) ctx.io.err(formatDiagnostic(warning, source));
   ctx.io.out(created.id);
+}
+
+/** `plan show`'s notes on the plan stack and task groups: the plan's parent, each agent node's child, each serial group's order. */
+async function stackNotes(dotplan: Dotplan, planId: string): Promise<string[]> {
+  const [plan, nodes, graph] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.liveGraph(planId)]);
+  const notes: string[] = [];
+  if (plan.parent)
+    notes.push(`child plan of node ${plan.parent.nodeId} of ${plan.parent.planId} (instance ${plan.instance ?? '?'}, root ${plan.rootPlanId ?? '?'})`);
+  for (const node of nodes) {
+    if (node.childPlanId === undefined) continue;
+    const child = await dotplan.plan(node.childPlanId);
+    notes.push(`agent node ${node.id} runs child plan ${child.id} (${child.instance ?? child.agentCode ?? 'child'}, ${child.status})`);
+  }
+  for (const group of serialGroups(graph)) notes.push(`serial group ${group.cluster} (parallel=false) runs ${group.members.join(' → ')}`);
+  return notes;
 }
