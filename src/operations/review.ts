@@ -34,6 +34,8 @@ export interface InboxEntry extends Waiting {
   waitedMs: number;
   /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
   command: string;
+  /** A question in a child plan: where it is from the root (`<root title> › research › searcher_001 › approve`). */
+  path?: string;
 }
 
 export async function approve(store: Store, planId: string, by: Person, reason?: string): Promise<PlanRecord> {
@@ -80,10 +82,21 @@ export async function modify(deps: RevisionDeps, planId: string, change: Modific
 export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]> {
   if (planId !== undefined) await store.plans.get(planId);
   const now = Date.now();
-  return (await store.plans.waiting(planId)).map((item) => {
+  const entries: InboxEntry[] = [];
+  for (const item of await store.plans.waiting(planId)) {
     const waiting = waitingFrom(item);
-    return { ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting) };
-  });
+    const path = await pathFromRoot(store, item.planId, item.nodeId);
+    entries.push({ ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting), ...(path ? { path } : {}) });
+  }
+  return entries;
+}
+
+/** For a plan of a tree below its root: the root's title, each agent node and instance down to it, then the node. */
+async function pathFromRoot(store: Store, planId: string, nodeId: string | undefined): Promise<string | undefined> {
+  const chain = await store.tree.chainOf(planId);
+  if (chain.length < 2) return undefined;
+  const steps = chain.slice(1).flatMap((place) => [place.parentNodeId ?? '?', place.instance ?? place.id]);
+  return [chain[0]!.title, ...steps, ...(nodeId !== undefined ? [nodeId] : [])].join(' › ');
 }
 
 /** Review decisions apply to a plan waiting for review only. */

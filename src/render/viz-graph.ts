@@ -110,6 +110,8 @@ function vizNode(node: GraphNode, status: NodeStatus | undefined): VizNode {
       fontcolor: colour.font,
       tooltip: escapeText(`${node.id} · ${type} · ${status ?? node.attributes.status ?? '?'}`),
       class: `status-${status ?? 'unknown'} type-${type.replace(/[^\w-]/g, '_')}`,
+      // An agent node runs a plan of its own: a double border.
+      ...(type === 'agent' ? { peripheries: 2 } : {}),
     },
   };
 }

@@ -66,6 +66,9 @@ describe('serial task groups', () => {
       {},
     );
     expect(drawn.edges).toEqual([expect.objectContaining({ tail: 'a', head: 'b', attributes: expect.objectContaining({ style: 'dashed' }) })]);
+    // An agent node is drawn with a double border.
+    const agent = toVizGraph(readDot(`digraph g { s [type=agent agentCode=x task=t] }`), { legend: false });
+    expect(agent.nodes).toEqual([expect.objectContaining({ name: 's', attributes: expect.objectContaining({ peripheries: 2 }) })]);
   });
 
   it('a serial group runs one node after another, a parallel group side by side (a worker with 4 slots)', async () => {

@@ -251,6 +251,14 @@ async function stackNotes(dotplan: Dotplan, planId: string): Promise<string[]> {
     const child = await dotplan.plan(node.childPlanId);
     notes.push(`agent node ${node.id} runs child plan ${child.id} (${child.instance ?? child.agentCode ?? 'child'}, ${child.status})`);
   }
+  if (!plan.parent) {
+    for (const child of (await dotplan.tree(planId)).plans.slice(1)) {
+      for (const q of child.waiting)
+        notes.push(
+          `waiting in child plan ${child.id} (${child.instance ?? '?'}): an answer to node ${q.nodeId}; dotplan answer ${child.id} ${q.nodeId} "<your answer>"`,
+        );
+    }
+  }
   for (const group of serialGroups(graph)) notes.push(`serial group ${group.cluster} (parallel=false) runs ${group.members.join(' → ')}`);
   return notes;
 }

@@ -65,7 +65,7 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
     .command('inbox')
     .description('everything waiting for a person — questions and plan reviews — across plans, oldest first, with the command that answers it')
     .option('--plan <id>', 'only this plan')
-    .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command","commands"}]')
+    .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command","commands","path"?}]')
     .action(async (opts: { plan?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
       const entries = (await (await ctx.dotplan()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {})).map((e) => ({
@@ -89,6 +89,7 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
           ['WAITING', 'KIND', 'PLAN', 'NODE', 'QUESTION', 'OPTIONS', 'ANSWER WITH'],
           ...entries.flatMap((e) => [
             [formatMs(e.waitedMs), e.kind, e.planId, e.nodeId ?? '', e.question ?? e.planTitle, e.options?.join(',') ?? '', e.commands[0]!],
+            ...(e.path ? [['', '', `(${e.path})`, '', '', '', '']] : []),
             ...e.commands.slice(1).map((c) => ['', '', '', '', '', '', c]),
           ]),
         ]),

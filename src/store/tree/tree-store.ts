@@ -151,6 +151,11 @@ export class TreeStore {
     return [top!, ...(await descendants(this.db, root))];
   }
 
+  /** The plan and its ancestors, root first (one read per level). */
+  chainOf(planId: string): Promise<TreePlace[]> {
+    return chainOf(this.db, planId);
+  }
+
   /** The child plans running as this agent instance (one per tree that has it). */
   async byInstance(instance: string): Promise<TreePlace[]> {
     const ids = await this.db.all<{ id: string }>(`SELECT id FROM plans WHERE instance = ? ORDER BY id`, [instance]);

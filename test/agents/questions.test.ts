@@ -1,0 +1,41 @@
+/**
+ * A question two levels down the plan stack waits in its child plan: `dotplan inbox` lists it with
+ * its path from the root, `dotplan answer <child> <node>` answers it, and the root completes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../support/in-process.js';
+import { cleanEnv } from '../support/run.js';
+import { openTreeHarness, type TreeHarness } from './tree-harness.js';
+
+describe('questions inside child plans', () => {
+  let h: TreeHarness | undefined;
+  afterEach(async () => h?.cleanup());
+
+  it('two levels down: listed in the inbox with its path, answered, and the root completes', async () => {
+    h = await openTreeHarness({
+      agents: [
+        { code: 'research', kind: 'workflow', template: 'research', agents: ['approver'] },
+        { code: 'approver', kind: 'workflow', template: 'approve' },
+      ],
+      templates: {
+        research: `digraph research { check [type=agent agentCode=approver task="approve it"] }`,
+        approve: `digraph approve { approve [type=confirm question="Publish the findings?"] done [type=function toolCode=echo toolInput="{{nodes.approve.answer}}"] approve -> done }`,
+      },
+    });
+    const root = await h.create(`digraph root { label="Report" research [type=agent agentCode=research task="research it"] }`);
+    await h.runUntilIdle();
+    const env = cleanEnv();
+    const db = ['--db', h.store.url];
+    const inbox = await runInProcess([...db, 'inbox', '--json'], { env, cwd: h.dir });
+    const [entry] = JSON.parse(inbox.stdout) as Array<{ planId: string; nodeId: string; path: string; command: string }>;
+    expect(entry!.path).toBe('Report › research › research_001 › check › approver_001 › approve');
+    expect(entry!.command).toBe(`dotplan answer ${entry!.planId} approve "<your answer>"`);
+    const text = await runInProcess([...db, 'inbox'], { env, cwd: h.dir });
+    expect(text.stdout).toContain('(Report › research › research_001 › check › approver_001 › approve)');
+    const answered = await runInProcess([...db, 'answer', entry!.planId, 'approve', 'yes'], { env, cwd: h.dir });
+    expect(answered.code, answered.stderr).toBe(0);
+    await h.runUntilIdle();
+    expect((await h.store.plans.get(root)).status).toBe('completed');
+    expect(JSON.parse((await h.store.plans.node(root, 'research')).output!)).toEqual({ check: '{"done":"yes"}' });
+  });
+});
