@@ -71,6 +71,7 @@ const modification = oneOf(
 /** A query of the audit log: the same for `events.list` and `events.follow`. */
 const eventQuery = z.strictObject({
   planId: id.optional(),
+  rootPlanId: id.optional(),
   after: z.int().min(0).optional(),
   kind: z.enum(EVENT_KINDS).optional(),
   limit: z.int().min(1).optional(),

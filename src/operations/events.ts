@@ -7,6 +7,8 @@ import { checked } from './arguments.js';
 export interface EventQuery {
   /** One plan's events (a plan that does not exist is a `NotFoundError`); default: every plan's. */
   planId?: string;
+  /** A tree's events: the root plan's and every child plan's of the plan stack below it (children made later too), interleaved. */
+  rootPlanId?: string;
   /** Only events after this id (ids grow in the order events are committed); default 0, from the first. */
   after?: number;
   /** Only events of this kind. */
@@ -28,7 +30,12 @@ export class DotplanEvents {
   /** The events the query selects, oldest first. */
   async list(query: EventQuery = {}): Promise<EventRecord[]> {
     checked('events.list', { query });
-    const { planId, after, kind, limit } = query;
+    const { planId, after, kind, limit, rootPlanId } = query;
+    if (rootPlanId !== undefined) {
+      await this.store.plans.get(rootPlanId);
+      const events = await this.store.events.listTree(rootPlanId, defined({ after, kind }));
+      return limit === undefined ? events : events.slice(0, limit);
+    }
     if (planId === undefined) return this.store.events.listAll({ ...defined({ after, kind }), limit: limit ?? Number.MAX_SAFE_INTEGER });
     await this.store.plans.get(planId);
     const events = await this.store.events.list(planId, defined({ after, kind }));
@@ -42,14 +49,15 @@ export class DotplanEvents {
    */
   follow(query: EventQuery, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following {
     checked('events.follow', { query, onEvent });
-    const { planId, after, kind, limit } = query;
+    const { planId, after, kind, limit, rootPlanId } = query;
     let seen = 0;
-    const following = this.store.events.follow(defined({ planId, after }), async (event) => {
+    const following = this.store.events.follow(defined({ planId, rootPlanId, after }), async (event) => {
       if (kind !== undefined && event.kind !== kind) return false;
       seen += 1;
       return (await onEvent(event)) === true || (limit !== undefined && seen >= limit);
     });
-    const exists = planId === undefined ? Promise.resolve() : this.store.plans.get(planId).then(() => undefined);
+    const named = planId ?? rootPlanId;
+    const exists = named === undefined ? Promise.resolve() : this.store.plans.get(named).then(() => undefined);
     const ended = exists.then(
       () => following.ended,
       async (error: unknown) => {

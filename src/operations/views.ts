@@ -1,3 +1,4 @@
+import type { TreeEntry, TreeView } from './tree-views.js';
 import type { Config } from '../config/defaults.js';
 import { dotLimits } from '../config/dot-limits.js';
 import { readDot, writeDot } from '../dot/index.js';
@@ -45,12 +46,32 @@ export function renderGraph(graph: PlanGraph, format: RenderFormat = 'svg'): Pro
 
 /** The run report of a plan, for a person who was not there. */
 export async function reportPlan(
-  source: ReportSource & { liveGraph(planId: string): Promise<PlanGraph> },
+  source: ReportSource & { liveGraph(planId: string): Promise<PlanGraph>; tree?(planId: string): Promise<TreeView> },
   planId: string,
   format: ReportFormat = 'md',
 ): Promise<string> {
   const report = await collectReport(source, planId);
-  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  // The plans below it (agent nodes' children, root → leaf): a section each (Markdown, JSON).
+  const view = source.tree ? await source.tree(planId) : undefined;
+  const below = view ? view.plans.filter((p) => isBelow(p, planId, view)) : [];
+  if (format === 'json') {
+    const children = await Promise.all(below.map(async (p) => ({ instance: p.instance, parent: p.parent, report: await collectReport(source, p.id) })));
+    return `${JSON.stringify(children.length > 0 ? { ...report, children } : report, null, 2)}\n`;
+  }
   if (format === 'html') return reportHtml(report, await source.liveGraph(planId));
-  return reportMarkdown(report);
+  const sections = [reportMarkdown(report)];
+  for (const child of below) {
+    sections.push(
+      `\n---\n\n# Child plan ${child.instance ?? child.id} (${child.id}), for node ${child.parent?.nodeId ?? '?'} of ${child.parent?.planId ?? '?'}\n\n${reportMarkdown(await collectReport(source, child.id))}`,
+    );
+  }
+  return sections.join('');
+}
+
+/** Whether the plan is below `ancestor` in the tree. */
+function isBelow(plan: TreeEntry, ancestor: string, view: TreeView): boolean {
+  const byId = new Map(view.plans.map((p) => [p.id, p]));
+  for (let p = plan.parent ? byId.get(plan.parent.planId) : undefined; p; p = p.parent ? byId.get(p.parent.planId) : undefined)
+    if (p.id === ancestor) return true;
+  return false;
 }

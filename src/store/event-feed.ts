@@ -35,7 +35,15 @@ export class SqlEventFeed implements EventFeed {
     await this.db.tx((q) => insertEvents(q, events));
   }
 
-  follow(options: { planId?: string; after?: number }, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following {
+  /** The events of a tree (the root's and every child plan's, those made later too), interleaved in commit order. */
+  listTree(rootPlanId: string, options: { after?: number; kind?: EventKind } = {}): Promise<EventRecord[]> {
+    return listEvents(this.db, { rootPlanId, ...options });
+  }
+
+  follow(
+    options: { planId?: string; rootPlanId?: string; after?: number },
+    onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void,
+  ): Following {
     let stopped = false;
     let wake: (() => void) | undefined;
     const unsubscribe = this.onWake(() => wake?.());
@@ -45,7 +53,12 @@ export class SqlEventFeed implements EventFeed {
         wake = resolve;
         setTimeout(resolve, ms).unref();
       });
-    const read = (after: number) => (options.planId !== undefined ? this.list(options.planId, { after }) : this.listAll({ after }));
+    const read = (after: number) =>
+      options.planId !== undefined
+        ? this.list(options.planId, { after })
+        : options.rootPlanId !== undefined
+          ? this.listTree(options.rootPlanId, { after })
+          : this.listAll({ after });
     const ended = (async () => {
       let after = options.after ?? 0;
       let failures = 0;

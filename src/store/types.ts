@@ -381,7 +381,12 @@ export interface EventFeed {
    * Calls `onEvent` for each event committed after `after` (one plan's or all), in order; returning true ends it.
    * It rides out an unreachable database: it reads again, from where it was, until the database is back.
    */
-  follow(options: { planId?: string; after?: number }, onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void): Following;
+  /** A tree's events: its root's and every child plan's (those made later too), in commit order. */
+  listTree(rootPlanId: string, options?: { after?: number; kind?: EventKind }): Promise<EventRecord[]>;
+  follow(
+    options: { planId?: string; rootPlanId?: string; after?: number },
+    onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void,
+  ): Following;
   /** Calls the listener after commits that make work ready, finish nodes or change plans (other processes too). */
   onWake(listener: (event: WakeEvent) => void): () => void;
   /** Resolves once wake-ups from other processes are received. */

@@ -93,6 +93,31 @@ describe('ReAct agents', () => {
     expect(instances).toEqual(['searcher_001', 'searcher_002']);
   });
 
+  it("reflection.maxTokens is the tree's budget: one child's tokens count against the next, and the tree stops", async () => {
+    server = await startScriptedServer({
+      script: {
+        replies: [
+          { matchAny: 'first', content: 'first done', usage: { prompt_tokens: 500, completion_tokens: 200 } },
+          { matchAny: 'second', content: 'never asked' },
+        ],
+      },
+    });
+    h = await openTreeHarness({
+      agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }],
+      tools: [lookup as Tool],
+      llmUrl: server.url,
+      reflection: { maxTokens: 600 },
+    });
+    const root = await h.create(`digraph root { a [type=agent agentCode=searcher task="first"] b [type=agent agentCode=searcher task="second"] a -> b }`);
+    await h.runUntilIdle();
+    expect((await h.store.plans.node(root, 'a')).output).toBe('first done');
+    const b = await h.store.plans.node(root, 'b');
+    expect(b.status).toBe('failed');
+    expect(b.error).toContain('the token budget of its tree is spent (700 of maxTokens=600)');
+    expect((await h.store.plans.get(root)).status).toBe('failed');
+    expect(server.remaining()).toBe(1); // the second instance never called the model
+  });
+
   it('maxTurns ends a runaway loop with a clear error naming the agent and the limit', async () => {
     server = await startScriptedServer({ script: { replies: [{ toolCalls: [{ name: 'lookup', arguments: { q: 'again' } }], repeat: true }] } });
     h = await openTreeHarness({

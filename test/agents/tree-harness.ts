@@ -45,7 +45,7 @@ export async function openTreeHarness(options: {
   /** An OpenAI-compatible endpoint (the scripted server): workers then serve reflection (the planner) and ReAct plans. */
   llmUrl?: string;
   /** Reflection limits over the defaults (maxReplans...). */
-  reflection?: { maxReplans?: number };
+  reflection?: { maxReplans?: number; maxTokens?: number };
 }): Promise<TreeHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
   mkdirSync(join(dir, 'templates'));

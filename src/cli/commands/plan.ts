@@ -187,10 +187,35 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .command('events')
     .description("print a plan's audit log: status moves, answers, revisions, notices — who, when, why")
     .argument('<id>', 'plan id')
+    .option('--tree', "the whole tree's events (the root's and every child plan's), interleaved, each with its plan's instance")
     .option('--json', 'print JSON')
-    .action(async (id: string, opts: { json?: boolean }, command: Command) => {
+    .action(async (id: string, opts: { json?: boolean; tree?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const events = await (await ctx.dotplan()).history(id);
+      const dotplan = await ctx.dotplan();
+      if (opts.tree) {
+        const view = await dotplan.tree(id);
+        const names = new Map(view.plans.map((p) => [p.id, p.instance ?? 'root']));
+        const events = await dotplan.events.list({ rootPlanId: view.root });
+        if (opts.json)
+          printJson(
+            ctx.io,
+            events.map((e) => ({ ...eventJson(e), instance: names.get(e.planId) ?? e.planId })),
+          );
+        else {
+          const rows = events.map((e) => [
+            String(e.id),
+            e.at.toISOString(),
+            names.get(e.planId) ?? e.planId,
+            e.kind,
+            e.nodeId ?? '(plan)',
+            e.kind === 'status' ? `${e.from || '∅'} → ${e.to}` : '',
+            e.reason ?? '',
+          ]);
+          ctx.io.out(formatTable([['ID', 'AT', 'PLAN', 'KIND', 'NODE', 'MOVE', 'WHY'], ...rows]));
+        }
+        return;
+      }
+      const events = await dotplan.history(id);
       if (opts.json) {
         printJson(ctx.io, events.map(eventJson));
         return;

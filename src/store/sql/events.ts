@@ -24,16 +24,19 @@ export async function insertEventRows(q: Queryable, rows: readonly EventWrite[])
 
 export async function listEvents(
   q: Queryable,
-  filter: { planId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number },
+  filter: { planId?: string; rootPlanId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number },
 ): Promise<EventRecord[]> {
   const where = [
     filter.planId !== undefined ? 'plan_id = ?' : '',
+    // A tree's events: its root's and every child plan's, interleaved in commit order.
+    filter.rootPlanId !== undefined ? '(plan_id = ? OR plan_id IN (SELECT id FROM plans WHERE root_plan_id = ?))' : '',
     'id > ?',
     filter.upTo !== undefined ? 'id <= ?' : '',
     filter.kind !== undefined ? 'kind = ?' : '',
   ].filter(Boolean);
   const params = [
     ...(filter.planId !== undefined ? [filter.planId] : []),
+    ...(filter.rootPlanId !== undefined ? [filter.rootPlanId, filter.rootPlanId] : []),
     filter.after ?? 0,
     ...(filter.upTo !== undefined ? [filter.upTo] : []),
     ...(filter.kind !== undefined ? [filter.kind] : []),
