@@ -104,7 +104,7 @@ describe('ReAct agents', () => {
     });
     h = await openTreeHarness({
       agents: [{ code: 'searcher', kind: 'react', tools: ['lookup'] }],
-      tools: [lookup as Tool],
+      tools: [lookup],
       llmUrl: server.url,
       reflection: { maxTokens: 600 },
     });
