@@ -40,13 +40,15 @@ describe('agents on worker processes', () => {
 
   it('two children run concurrently on two worker processes; each instance sends only its own messages', async () => {
     const env = await setUp([
-      { matchAny: 'find A', match: 'find A', delayMs: 400, toolCalls: [{ name: 'search', arguments: { query: 'founded' } }] },
-      { matchAny: 'find B', match: 'find B', delayMs: 400, toolCalls: [{ name: 'search', arguments: { query: 'revenue' } }] },
+      { matchAny: 'find A', match: 'find A', delayMs: 3000, toolCalls: [{ name: 'search', arguments: { query: 'founded' } }] },
+      { matchAny: 'find B', match: 'find B', delayMs: 3000, toolCalls: [{ name: 'search', arguments: { query: 'revenue' } }] },
       { matchAny: 'find A', match: 'founded in 1999', content: 'A: 1999' },
       { matchAny: 'find B', match: 'revenue of 12', content: 'B: 12M' },
     ]);
-    const root = await ws.createPlan(`digraph root { a [type=agent agentCode=searcher task="find A"] b [type=agent agentCode=searcher task="find B"] }`);
+    // Both workers up (their start-up line printed) before there is work, so that a slow start under load cannot leave one idle.
     const workers = [1, 2].map(() => ws.spawnProcess(['worker', '--concurrency', '1', '--llm-slots', '1', '--poll', '*/1 * * * * *'], { env }));
+    await waitUntil(() => workers.every((w) => /concurrency 1/.test(w.stderr())) || undefined, 'both workers to start', 60_000);
+    const root = await ws.createPlan(`digraph root { a [type=agent agentCode=searcher task="find A"] b [type=agent agentCode=searcher task="find B"] }`);
     await rootDone(root);
     for (const w of workers) w.kill('SIGTERM');
     expect((await ws.store.plans.get(root)).status).toBe('completed');
@@ -59,10 +61,10 @@ describe('agents on worker processes', () => {
     }));
     expect(requests.filter((r) => r.text.includes('find A') && r.text.includes('find B'))).toEqual([]);
     expect(requests.every((r) => r.status === 200)).toBe(true);
-    // The two first turns were in flight at once (each answered after 400 ms), and a worker serves one
+    // The two first turns were in flight at once (each answered after 3 s), and a worker serves one
     // model call at a time (--llm-slots 1): the two children ran side by side, on the two processes.
     const [first, second] = requests.slice(0, 2);
-    expect(Math.abs(first!.at - second!.at)).toBeLessThan(400);
+    expect(Math.abs(first!.at - second!.at)).toBeLessThan(3000);
   });
 
   it("SIGKILL during a child's tool: another worker finishes the tree, one child per attempt, each call once per attempt", async () => {
@@ -81,15 +83,19 @@ describe('agents on worker processes', () => {
     ]);
     const root = await ws.createPlan(`digraph root { c [type=agent agentCode=searcher task="find C"] }`);
     const first = ws.spawnProcess(['worker', '--lease-ms', '1500', '--poll', '*/1 * * * * *'], { env });
-    await waitUntil(() => existsSync(log) || undefined, 'the first call to run');
+    await waitUntil(() => existsSync(log) || undefined, 'the first call to run', 60_000);
+    // The second worker is up before the first dies: the node the first holds is leased, so only a takeover gives it to the second.
+    const second = ws.spawnProcess(['worker', '--lease-ms', '1500', '--poll', '*/1 * * * * *'], { env });
+    await waitUntil(() => /concurrency/.test(second.stderr()) || undefined, 'the second worker to start', 60_000);
     first.kill('SIGKILL');
     await first.exited;
-    const second = ws.spawnProcess(['worker', '--lease-ms', '1500', '--poll', '*/1 * * * * *'], { env });
-    await waitUntil(
-      () => (existsSync(log) && readFileSync(log, 'utf8').trim().split('\n').length === 2) || undefined,
-      'the takeover to run the calls again',
-      30_000,
-    );
+    const runs = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').length : 0);
+    await waitUntil(() => runs() === 2 || undefined, 'the takeover to run the calls again', 90_000).catch(async (error: unknown) => {
+      const child = (await ws.store.plans.list()).find((p) => p.rootPlanId === root);
+      const nodes = child ? await ws.store.plans.nodes(child.id) : [];
+      const state = JSON.stringify(nodes.map((n) => [n.id, n.status, n.attempts, n.leaseOwner, n.error]));
+      throw new Error(`${String(error)}; turn nodes: ${state}; second worker: ${second.stderr().slice(-2000)}`);
+    });
     writeFileSync(gate, 'open');
     await rootDone(root);
     second.kill('SIGTERM');
