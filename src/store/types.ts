@@ -283,6 +283,8 @@ export interface ClaimedNode {
   planAttributes: Attributes;
   /** A child plan's agent: the agents it may call are that agent's `agents`. */
   planAgent?: string;
+  /** A child plan's tree root: finishing it takes the tree's lock first. */
+  rootPlanId?: string;
   basis?: ClaimBasis;
 }
 

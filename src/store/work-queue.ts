@@ -110,10 +110,9 @@ export class SqlWorkQueue implements WorkQueue {
     const refused = new Map<number, Error>();
     const written = await this.db.tx(async (q) => {
       refused.clear();
-      await lockTrees(
-        q,
-        reports.map((r) => r.claim.planId),
-      );
+      // Only a child plan's finish may end it and finish its parent node: only those take their tree's lock (root → leaf).
+      const inTrees = reports.filter((r) => r.claim.rootPlanId !== undefined).map((r) => r.claim.planId);
+      if (inTrees.length > 0) await lockTrees(q, inTrees);
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
       const leased = new Map(
         (

@@ -122,6 +122,7 @@ export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
     planAttributes,
   };
   if (plan.planAgent) claimed.planAgent = plan.planAgent;
+  if (plan.planRoot) claimed.rootPlanId = plan.planRoot;
   if (row.label !== null) claimed.label = decodeText(row.label);
   if (row.dependents) {
     const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };
