@@ -17,6 +17,8 @@ export interface ChildAgent {
 export interface ChildPlanContext {
   tools: ToolCatalogue;
   cwd: string;
+  /** Where a workflow agent's template is looked up by name (read once by the starter). */
+  templateDirs: readonly string[];
   dotLimits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'>;
   /** Validation of the child's plan (the agents it may use). */
   validation: Partial<ValidateOptions>;
@@ -32,7 +34,7 @@ export const CHILD_PLANS: Readonly<Record<string, (agent: ChildAgent, input: Chi
   workflow: async (agent, input, ctx) => {
     const prepared = await preparePlan(
       ctx.tools,
-      { template: agent.template ?? '', values: { ...input.inherited, ...input.agentParams }, title: titleOf(agent, input) },
+      { template: agent.template ?? '', values: { ...input.inherited, ...input.agentParams }, title: titleOf(agent, input), dirs: ctx.templateDirs },
       undefined,
       ctx.dotLimits,
       ctx.cwd,

@@ -4,6 +4,7 @@ import type { ChildStart, ChildStarter } from '../kinds/agent-child.js';
 import type { Store, TreeLimits } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { nearest } from '../validate/suggest.js';
+import { defaultTemplateDirs } from '../templates/index.js';
 import { CHILD_PLANS, type ChildAgent } from './child-plans.js';
 
 /** The agents a worker knows, by code (the agent registry). */
@@ -28,6 +29,7 @@ export interface StarterDeps {
  * that fails the attempt, not retried, naming the agent and the fix.
  */
 export function childStarter(deps: StarterDeps): ChildStarter {
+  const templateDirs = defaultTemplateDirs(deps.cwd);
   return {
     async start(claim, input, _signal, handOff): Promise<ChildStart> {
       const agent = deps.agents.get(input.agentCode);
@@ -49,7 +51,7 @@ export function childStarter(deps: StarterDeps): ChildStarter {
       if (!make) return refuse(`agent ${agent.code} has kind "${agent.kind}", which this worker cannot run (known: ${Object.keys(CHILD_PLANS).join(', ')})`);
       let prepared;
       try {
-        prepared = await make(agent, input, { tools: deps.tools, cwd: deps.cwd, dotLimits: deps.dotLimits, validation: { allowAgent: true } });
+        prepared = await make(agent, input, { tools: deps.tools, cwd: deps.cwd, templateDirs, dotLimits: deps.dotLimits, validation: { allowAgent: true } });
       } catch (error) {
         if (error instanceof ValidationError) {
           return refuse(

@@ -11,6 +11,8 @@ export interface Notice extends Waiting {
   reminder: number;
   /** The plan's `notify` graph attribute: the configured notifiers (by name) its notices go to. */
   notifiers?: string[];
+  /** A question in a child plan: where it is from the root (`<root title> › research › searcher_001 › approve`). */
+  path?: string;
   /** A sample from `dotplan notify test`: nothing waits and nothing is to be answered (the webhook body says `"test": true`). */
   test?: true;
 }
@@ -28,7 +30,8 @@ function waitingText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notic
   }
   const options = notice.options?.length ? ` [${notice.options.join(' / ')}]` : '';
   const command = answerCommand({ ...notice, kind: 'question' });
-  return `${prefix}plan ${notice.planId} asks: ${notice.question ?? `node ${notice.nodeId ?? ''} is waiting for an answer`}${options}\nAnswer with: ${command}`;
+  const where = notice.path !== undefined ? `\nIn: ${notice.path}` : '';
+  return `${prefix}plan ${notice.planId} asks: ${notice.question ?? `node ${notice.nodeId ?? ''} is waiting for an answer`}${options}${where}\nAnswer with: ${command}`;
 }
 
 /** The generic webhook's JSON body: `text` (what chat-bot webhooks show) and the details. */

@@ -1,7 +1,7 @@
 import { AgentRegistry, agentValidation } from '../agents/registry.js';
 import { agentWorkers } from './agents.js';
 import { llmSide, type LlmSide } from './llm-side.js';
-import { agentHistory, planTree, type AgentHistory, type TreeView } from './tree-views.js';
+import { agentHistory, childMarks, planTree, type AgentHistory, type TreeView } from './tree-views.js';
 import { cancelTree, pauseTree, resumeTree } from './cascade.js';
 import * as engine from '../engine/index.js';
 import { authoredAttributes } from '../engine/initial-state.js';
@@ -341,14 +341,17 @@ export class Dotplan {
   /** A stored plan as it stands (live status, outputs, answers) or a DOT text, drawn as SVG (nodes coloured by status) or printed as normalised DOT. */
   async render(plan: RenderInput, options: { format?: RenderFormat } = {}): Promise<string> {
     checked('render', { plan, options });
-    if ('planId' in plan) return renderGraph(await livePlanGraph(this.store, plan.planId), options.format);
+    if ('planId' in plan) {
+      const [graph, children] = await Promise.all([livePlanGraph(this.store, plan.planId), childMarks(this.store, plan.planId)]);
+      return renderGraph(graph, options.format, { children });
+    }
     return renderText(this, plan.dot, plan.source, options.format);
   }
 
   /** The run report for a person who was not there, as Markdown (default), one self-contained HTML page, or JSON text. */
   async report(planId: string, options: { format?: ReportFormat } = {}): Promise<string> {
     checked('report', { planId, options });
-    return reportPlan(this, planId, options.format);
+    return reportPlan(this, planId, options.format, (id) => childMarks(this.store, id));
   }
 
   // --- running ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import { InvalidArgumentError, InvalidInputError } from '../errors/errors.js';
 import { answerCommand } from '../model/command-line.js';
 import { waitingFrom, type Waiting } from '../model/waiting.js';
 import type { PlanStatus } from '../model/types.js';
+import { pathFromRoot } from '../store/index.js';
 import type { PlanRecord, Store } from '../store/types.js';
 import { applyRevision, type RevisionDeps } from './apply-revision.js';
 import type { ApplyReport } from './decide-revision.js';
@@ -85,18 +86,10 @@ export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]
   const entries: InboxEntry[] = [];
   for (const item of await store.plans.waiting(planId)) {
     const waiting = waitingFrom(item);
-    const path = await pathFromRoot(store, item.planId, item.nodeId);
+    const path = await pathFromRoot(store.tree, item.planId, item.nodeId);
     entries.push({ ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting), ...(path ? { path } : {}) });
   }
   return entries;
-}
-
-/** For a plan of a tree below its root: the root's title, each agent node and instance down to it, then the node. */
-async function pathFromRoot(store: Store, planId: string, nodeId: string | undefined): Promise<string | undefined> {
-  const chain = await store.tree.chainOf(planId);
-  if (chain.length < 2) return undefined;
-  const steps = chain.slice(1).flatMap((place) => [place.parentNodeId ?? '?', place.instance ?? place.id]);
-  return [chain[0]!.title, ...steps, ...(nodeId !== undefined ? [nodeId] : [])].join(' › ');
 }
 
 /** Review decisions apply to a plan waiting for review only. */

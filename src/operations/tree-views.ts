@@ -1,5 +1,6 @@
 import { InvalidInputError, NotFoundError } from '../errors/errors.js';
-import type { TreePlace } from '../store/index.js';
+import type { ChildMark } from '../render/index.js';
+import type { Store, TreePlace } from '../store/index.js';
 import type { Dotplan } from './dotplan.js';
 
 /** One plan of a tree as `plan tree` shows it. */
@@ -66,6 +67,17 @@ export function formatTree(view: TreeView): string {
   visit(view.plans[0]!, '');
   lines.push(`tokens in all: ${view.tokensUsed}`);
   return lines.join('\n');
+}
+
+/** Each agent node's child plan (its latest attempt's), by node id: what a drawing of the plan shows under the node. */
+export async function childMarks(store: Store, planId: string): Promise<Map<string, ChildMark>> {
+  const out = new Map<string, ChildMark>();
+  for (const node of await store.plans.nodes(planId)) {
+    if (node.childPlanId === undefined) continue;
+    const child = await store.plans.get(node.childPlanId);
+    out.set(node.id, { status: child.status, ...(child.instance !== undefined ? { instance: child.instance } : {}) });
+  }
+  return out;
 }
 
 /** An agent instance's conversation with the model (`dotplan.agentHistory(instance)`). */

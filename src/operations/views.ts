@@ -3,9 +3,9 @@ import type { Config } from '../config/defaults.js';
 import { dotLimits } from '../config/dot-limits.js';
 import { readDot, writeDot } from '../dot/index.js';
 import type { PlanGraph } from '../model/types.js';
-import { renderSvg } from '../render/index.js';
+import { renderSvg, type ChildMark, type RenderOptions } from '../render/index.js';
 import { collectReport, type ReportSource } from '../report/collect.js';
-import { reportHtml } from '../report/html.js';
+import { reportHtml, type ChildSection } from '../report/html.js';
 import { reportMarkdown } from '../report/markdown.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { validateDot, validateGraph, type ValidationResult } from '../validate/index.js';
@@ -40,8 +40,8 @@ export async function renderText(deps: TextDeps, dot: string, source = '<dot>', 
   return renderGraph(validateGraph(read, { tools: deps.tools }).graph ?? read, format);
 }
 
-export function renderGraph(graph: PlanGraph, format: RenderFormat = 'svg'): Promise<string> {
-  return format === 'dot' ? Promise.resolve(writeDot(graph)) : renderSvg(graph);
+export function renderGraph(graph: PlanGraph, format: RenderFormat = 'svg', options: RenderOptions = {}): Promise<string> {
+  return format === 'dot' ? Promise.resolve(writeDot(graph)) : renderSvg(graph, options);
 }
 
 /** The run report of a plan, for a person who was not there. */
@@ -49,22 +49,30 @@ export async function reportPlan(
   source: ReportSource & { liveGraph(planId: string): Promise<PlanGraph>; tree?(planId: string): Promise<TreeView> },
   planId: string,
   format: ReportFormat = 'md',
+  /** A plan's agent nodes' children, drawn under those nodes (HTML). */
+  childMarks?: (planId: string) => Promise<ReadonlyMap<string, ChildMark>>,
 ): Promise<string> {
   const report = await collectReport(source, planId);
-  // The plans below it (agent nodes' children, root → leaf): a section each (Markdown, JSON).
+  // The plans below it (agent nodes' children, root → leaf): a section each.
   const view = source.tree ? await source.tree(planId) : undefined;
   const below = view ? view.plans.filter((p) => isBelow(p, planId, view)) : [];
   if (format === 'json') {
     const children = await Promise.all(below.map(async (p) => ({ instance: p.instance, parent: p.parent, report: await collectReport(source, p.id) })));
     return `${JSON.stringify(children.length > 0 ? { ...report, children } : report, null, 2)}\n`;
   }
-  if (format === 'html') return reportHtml(report, await source.liveGraph(planId));
-  const sections = [reportMarkdown(report)];
-  for (const child of below) {
-    sections.push(
-      `\n---\n\n# Child plan ${child.instance ?? child.id} (${child.id}), for node ${child.parent?.nodeId ?? '?'} of ${child.parent?.planId ?? '?'}\n\n${reportMarkdown(await collectReport(source, child.id))}`,
-    );
+  const heading = (child: TreeEntry) =>
+    `Child plan ${child.instance ?? child.id} (${child.id}), for node ${child.parent?.nodeId ?? '?'} of ${child.parent?.planId ?? '?'}`;
+  if (format === 'html') {
+    const marks = (id: string) => childMarks?.(id);
+    const children: ChildSection[] = [];
+    for (const child of below) {
+      const [childReport, graph, childMarks] = await Promise.all([collectReport(source, child.id), source.liveGraph(child.id), marks(child.id)]);
+      children.push({ heading: heading(child), report: childReport, graph, ...(childMarks ? { marks: childMarks } : {}) });
+    }
+    return reportHtml(report, await source.liveGraph(planId), await marks(planId), children);
   }
+  const sections = [reportMarkdown(report)];
+  for (const child of below) sections.push(`\n---\n\n# ${heading(child)}\n\n${reportMarkdown(await collectReport(source, child.id))}`);
   return sections.join('');
 }
 

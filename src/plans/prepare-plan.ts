@@ -19,6 +19,8 @@ export interface FromTemplate {
   values?: Record<string, string>;
   /** Default: the template's rendered label. */
   title?: string;
+  /** Where to look for a template by name; default: the package's templates, then `./templates` under cwd. */
+  dirs?: readonly string[];
 }
 
 /** A plan from DOT text (a plan written by hand, or `show` of another plan). */
@@ -72,7 +74,7 @@ export async function preparePlan(
     return { title, graph, dot: writeDot(graph), author: 'person', params: {}, updateLog: 'Created for a goal; the LLM writes the plan', warnings: [], ...by };
   }
   if ('template' in input) {
-    const template = loadTemplate(input.template, defaultTemplateDirs(cwd), cwd);
+    const template = loadTemplate(input.template, input.dirs ? [...input.dirs] : defaultTemplateDirs(cwd), cwd);
     const instance = instantiateTemplate(template, input.values ?? {});
     const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path, validation);
     return {

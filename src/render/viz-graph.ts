@@ -9,6 +9,15 @@ export interface RenderOptions {
   legend?: boolean;
   /** Layout direction; default: the graph's own `rankdir`, else top to bottom. */
   rankdir?: 'TB' | 'LR' | 'BT' | 'RL';
+  /** Agent nodes' child plans by node id (the latest attempt's): drawn under the node's label. */
+  children?: ReadonlyMap<string, ChildMark>;
+}
+
+/** What an agent node's drawing says of its child plan. */
+export interface ChildMark {
+  status: string;
+  /** The agent instance running it (`searcher_001`). */
+  instance?: string;
 }
 
 /** Graph attributes that only affect the drawing and are passed to Graphviz as they are. */
@@ -56,7 +65,7 @@ export function toVizGraph(graph: PlanGraph, options: RenderOptions = {}): VizGr
   }
   for (const node of graph.nodes) {
     const home = (node.cluster !== undefined && clusters.get(node.cluster)) || root;
-    home.nodes!.push(vizNode(node, statuses.get(node.id)));
+    home.nodes!.push(vizNode(node, statuses.get(node.id), options.children?.get(node.id)));
   }
 
   const edges = withSerialEdges(graph).edges.map((edge) => {
@@ -93,23 +102,26 @@ function nodeStatus(node: GraphNode): NodeStatus | undefined {
   return raw === undefined || raw.trim() === '' ? 'pending' : normaliseStatus(raw);
 }
 
-function vizNode(node: GraphNode, status: NodeStatus | undefined): VizNode {
+function vizNode(node: GraphNode, status: NodeStatus | undefined, child: ChildMark | undefined): VizNode {
   const type = node.attributes.type ?? 'function';
   const colour = status ? STATUS_COLOURS[status] : UNKNOWN_STATUS_COLOUR;
   const shape = node.attributes.shape ?? (type === 'confirm' ? 'ellipse' : 'box');
-  const label = node.attributes.label?.trim() ? node.attributes.label : node.id;
-  const style = ['filled', ...(shape === 'box' || shape === 'record' || shape === 'Mrecord' ? ['rounded'] : []), ...(colour.style ? [colour.style] : [])];
+  const own = node.attributes.label?.trim() ? node.attributes.label : node.id;
+  // An agent node says how its child plan stands, under its label (not in a record's fields).
+  const childLine = child ? `${child.instance ?? 'child plan'}: ${child.status}` : undefined;
+  const record = shape === 'record' || shape === 'Mrecord';
+  const style = ['filled', ...(shape === 'box' || record ? ['rounded'] : []), ...(colour.style ? [colour.style] : [])];
   return {
     name: node.id,
     attributes: {
-      label: shape === 'record' || shape === 'Mrecord' ? escapeRecord(label) : escapeText(label),
+      label: record ? escapeRecord(own) : `${escapeText(own)}${childLine !== undefined ? `\\n${escapeText(childLine)}` : ''}`,
       shape,
       style: style.join(','),
       fillcolor: colour.fill,
       color: colour.border,
       fontcolor: colour.font,
-      tooltip: escapeText(`${node.id} · ${type} · ${status ?? node.attributes.status ?? '?'}`),
-      class: `status-${status ?? 'unknown'} type-${type.replace(/[^\w-]/g, '_')}`,
+      tooltip: escapeText(`${node.id} · ${type} · ${status ?? node.attributes.status ?? '?'}${childLine !== undefined ? ` · ${childLine}` : ''}`),
+      class: `status-${status ?? 'unknown'} type-${type.replace(/[^\w-]/g, '_')}${child ? ` child-${child.status.replace(/[^\w-]/g, '_')}` : ''}`,
       // An agent node runs a plan of its own: a double border.
       ...(type === 'agent' ? { peripheries: 2 } : {}),
     },

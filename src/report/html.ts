@@ -7,39 +7,51 @@
  */
 import type { PlanGraph } from '../model/types.js';
 import { NODE_STATUSES } from '../model/types.js';
-import { drawPlan } from '../render/index.js';
+import { drawPlan, type ChildMark } from '../render/index.js';
 import { REPORT_CSS } from './html-style.js';
 import { cut, formatAttempts, formatMs, formatTime, moreNote, planDuration, wholeValues } from './text.js';
 import type { RunReport } from './types.js';
 import { plural } from '../model/plural.js';
 
+/** A plan below the report's plan (an agent node's child): a section of its own, after the plan's. */
+export interface ChildSection {
+  /** The section's heading: which instance ran it, for which node of which plan. */
+  heading: string;
+  report: RunReport;
+  /** The child plan with its live state. */
+  graph: PlanGraph;
+  /** Its own agent nodes' children (drawn under those nodes). */
+  marks?: ReadonlyMap<string, ChildMark>;
+}
+
 /**
  * The page, with `graph` (the plan with its live state: `Dotplan.liveGraph`) drawn in it; a plan too
  * large to draw, or one Graphviz fails on, is shown as the drawing's note says (counts by status, or
- * no picture), and the rest of the report is the same.
+ * no picture), and the rest of the report is the same. `marks`: the plan's agent nodes' children,
+ * drawn under those nodes; `children`: the plans below it, a section each (with its own drawing).
  */
-export async function reportHtml(report: RunReport, graph: PlanGraph): Promise<string> {
-  const drawing = await drawPlan(graph, { legend: false });
-  return reportPage(report, inlineSvg(drawing.svg), drawing.note);
+export async function reportHtml(
+  report: RunReport,
+  graph: PlanGraph,
+  marks?: ReadonlyMap<string, ChildMark>,
+  children: readonly ChildSection[] = [],
+): Promise<string> {
+  const drawing = await drawPlan(graph, { legend: false, ...(marks ? { children: marks } : {}) });
+  const below: string[] = [];
+  for (const child of children) {
+    const own = await drawPlan(child.graph, { legend: false, ...(child.marks ? { children: child.marks } : {}) });
+    const id = `child-${child.report.plan.id}`;
+    // Its sections keep their ids, made unique on the page by the child's id (the drawing's too).
+    const parts = planSections(child.report, inlineSvg(own.svg), own.note).map((part) => part.replace(/ id="/g, ` id="${esc(id)}-`));
+    below.push(`<section class="child-plan" id="${esc(id)}"><h2>${esc(child.heading)}</h2>\n${parts.join('\n')}</section>`);
+  }
+  return reportPage(report, inlineSvg(drawing.svg), drawing.note, below);
 }
 
-/** The page around an SVG drawing already made (inline SVG markup, trusted), with the drawing's note if it has one. */
-export function reportPage(report: RunReport, svg: string, note?: string): string {
-  const { plan } = report;
-  const title = `Run report: ${plan.title}`;
-  const body = [
-    `<h1>${esc(title)}</h1>`,
-    summary(report),
-    `<section id="graph"><h2>Plan</h2>${note !== undefined ? `<p class="note">${esc(capitalised(note))}.</p>` : ''}<div class="graph">${svg}</div>${legend(report)}</section>`,
-    review(report),
-    plan.result !== undefined ? `<section id="result"><h2>Final answer</h2><pre>${esc(plan.result)}</pre></section>` : '',
-    plan.error !== undefined ? `<section id="error"><h2>Error</h2><pre>${esc(plan.error)}</pre></section>` : '',
-    nodes(report),
-    questions(report),
-    revisions(report),
-    llmCalls(report),
-    timeline(report),
-  ].filter((part) => part !== '');
+/** The page around an SVG drawing already made (inline SVG markup, trusted), with the drawing's note if it has one, and child sections already made. */
+export function reportPage(report: RunReport, svg: string, note?: string, below: readonly string[] = []): string {
+  const title = `Run report: ${report.plan.title}`;
+  const body = [`<h1>${esc(title)}</h1>`, ...planSections(report, svg, note), ...below];
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -54,6 +66,23 @@ ${body.join('\n')}
 </body>
 </html>
 `;
+}
+
+/** One plan's sections: summary, drawing, review, answer or error, nodes, questions, revisions, LLM calls, timeline. */
+function planSections(report: RunReport, svg: string, note?: string): string[] {
+  const { plan } = report;
+  return [
+    summary(report),
+    `<section id="graph"><h2>Plan</h2>${note !== undefined ? `<p class="note">${esc(capitalised(note))}.</p>` : ''}<div class="graph">${svg}</div>${legend(report)}</section>`,
+    review(report),
+    plan.result !== undefined ? `<section id="result"><h2>Final answer</h2><pre>${esc(plan.result)}</pre></section>` : '',
+    plan.error !== undefined ? `<section id="error"><h2>Error</h2><pre>${esc(plan.error)}</pre></section>` : '',
+    nodes(report),
+    questions(report),
+    revisions(report),
+    llmCalls(report),
+    timeline(report),
+  ].filter((part) => part !== '');
 }
 
 /** Graphviz's SVG document as an element to place in the page: without its XML prolog, doctype and comments. */

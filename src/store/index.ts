@@ -69,4 +69,5 @@ export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
+export { pathFromRoot } from './tree/path-from-root.js';
 export type { TreeStore, TreeLimits, NewChild, StartedChild, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

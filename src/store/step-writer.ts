@@ -152,7 +152,10 @@ function wakeEvents(steps: readonly Step[]): WakeEvent[] {
     const planId = step.planId;
     if (step.readyLeft) out.push({ reason: 'ready', planId });
     if (step.changes.some((c) => c.status !== c.expect.status && c.status !== 'ready' && c.status !== 'running')) out.push({ reason: 'finished', planId });
-    if (step.planChange) out.push({ reason: 'plan', planId });
+    if (step.planChange) {
+      const opens = step.planChange.to === 'running' && step.planChange.from !== 'draft';
+      out.push({ reason: 'plan', planId, ...(opens ? { opens } : {}) });
+    }
     if (step.askLlm) out.push({ reason: 'llm', planId });
   }
   return out;

@@ -5,7 +5,7 @@ import type { RetryDefaults } from '../engine/retry-policy.js';
 import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { Db, Queryable } from './sql/executor.js';
 import { expiredPlans, renewLeases, lockExpired } from './sql/leases.js';
-import { lockTrees } from './sql/tree.js';
+import { lockRoots, lockTrees } from './sql/tree.js';
 import { loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
@@ -111,8 +111,10 @@ export class SqlWorkQueue implements WorkQueue {
     const written = await this.db.tx(async (q) => {
       refused.clear();
       // Only a child plan's finish may end it and finish its parent node: only those take their tree's lock (root → leaf).
-      const inTrees = reports.filter((r) => r.claim.rootPlanId !== undefined).map((r) => r.claim.planId);
-      if (inTrees.length > 0) await lockTrees(q, inTrees);
+      await lockRoots(
+        q,
+        reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [r.claim.rootPlanId] : [])),
+      );
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
       const leased = new Map(
         (

@@ -68,13 +68,13 @@ export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplat
   }
   const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
   if (!TEMPLATE_NAME.test(name)) throw new InvalidInputError(`${JSON.stringify(name)} is not a template name (letters, digits, ".", "_", "-"); see \`dotplan template list\``);
-  const all = listTemplates(dirs);
-  const found = all.find((t) => t.name === name);
+  // The first directory holding `<name>.dot` wins (as in listTemplates); the listing is read only to say what there is.
+  const found = dirs.map((dir) => join(dir, `${name}.dot`)).find((path) => isFile(path));
   if (!found) {
-    const names = all.map((t) => t.name).join(', ') || '(none)';
+    const names = listTemplates(dirs).map((t) => t.name).join(', ') || '(none)';
     throw new NotFoundError(`no template named "${name}"; available: ${names}`);
   }
-  return readTemplate(found.path);
+  return readTemplate(found);
 }
 
 /** Templates read, by path, while their file is unchanged (size and mtime): a worker making agents' children reads each once. */
@@ -134,6 +134,14 @@ const TEMPLATE_NAME = /^[A-Za-z0-9][\w.-]*$/;
 
 function looksLikePath(value: string, cwd: string): boolean {
   return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(resolve(cwd, value)));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

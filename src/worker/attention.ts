@@ -3,7 +3,7 @@ import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { waitingFrom } from '../model/waiting.js';
 import type { Notice } from '../notify/notice.js';
-import type { DueNotice, Store } from '../store/index.js';
+import { pathFromRoot, type DueNotice, type Store } from '../store/index.js';
 
 /**
  * People in the loop, from the worker's side (issue 9): each round it works out when the waits that
@@ -56,7 +56,7 @@ export class Attention {
       const next = Math.min(now + this.#interval(item), item.timeoutAt ?? Infinity);
       if (!(await attention.claim(item, next))) continue; // another worker sent it
       const reminder = item.remindAt === null ? 0 : Math.max(1, Math.round((now - item.since.getTime()) / this.#interval(item)));
-      this.options.send(notice(item, reminder));
+      this.options.send(notice(item, reminder, await pathFromRoot(this.store.tree, item.planId, item.nodeId)));
     }
     return 0;
   }
@@ -103,7 +103,7 @@ function timeoutOf(item: DueNotice): { at: number; why: string } | undefined {
   return ms === undefined ? undefined : { at: item.since.getTime() + ms, why: `no ${item.kind === 'question' ? 'answer' : 'decision'} within ${key}=${text}` };
 }
 
-function notice(item: DueNotice, reminder: number): Notice {
+function notice(item: DueNotice, reminder: number, path: string | undefined): Notice {
   const notifiers = item.planAttributes.notify;
-  return { ...waitingFrom(item), reminder, ...(notifiers !== undefined ? { notifiers: commaList(notifiers) } : {}) };
+  return { ...waitingFrom(item), reminder, ...(notifiers !== undefined ? { notifiers: commaList(notifiers) } : {}), ...(path !== undefined ? { path } : {}) };
 }

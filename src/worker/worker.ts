@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import type { ClaimedNode, FinishOptions } from '../store/types.js';
+import type { ClaimedNode, FinishOptions, WakeEvent } from '../store/types.js';
 import { reconnectDelay } from '../store/unreachable.js';
 import { DatabaseHealth } from './db-health.js';
 import { FinishBatcher } from './finish-batcher.js';
@@ -106,9 +106,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Starts claiming and running ready nodes (and listening for wake-ups); returns the worker. */
   start(): this {
     const { events } = this.options.store;
-    // `finished` wake-ups of this process's own writes matter only to notice idleness once nothing
-    // runs and no write is in flight (a write in flight brings the work it claimed, or wakes after).
-    this.unsubscribe = events.onWake((event) => (event.reason !== 'finished' || this.quiet()) && this.poller.wake());
+    // `finished` wake-ups, and a plan's moves that free no work (its start hands off or wakes `ready`; its
+    // end), matter only to notice idleness once nothing runs and no write is in flight (a write in flight
+    // brings the work it claimed, or wakes after).
+    this.unsubscribe = events.onWake((event) => (!idleOnly(event) || this.quiet()) && this.poller.wake());
     // Other processes' wake-ups reach this one once it listens: look again then.
     void events.listening.then(() => this.poller.wake());
     this.leases.start();
@@ -336,4 +337,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       }
     }
   }
+}
+
+/** A wake-up that brings no claimable work: nodes finished, or a plan started (its nodes were handed off or woke `ready`) or ended. */
+function idleOnly(event: WakeEvent): boolean {
+  return event.reason === 'finished' || (event.reason === 'plan' && event.opens !== true);
 }

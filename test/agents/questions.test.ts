@@ -1,8 +1,9 @@
 /**
  * A question two levels down the plan stack waits in its child plan: `dotplan inbox` lists it with
- * its path from the root, `dotplan answer <child> <node>` answers it, and the root completes.
+ * its path from the root (and the worker's notice says it), `dotplan answer <child> <node>` answers it, and the root completes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { noticeText, type Notice } from '../../src/notify/notice.js';
 import { runInProcess } from '../support/in-process.js';
 import { cleanEnv } from '../support/run.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
@@ -23,7 +24,13 @@ describe('questions inside child plans', () => {
       },
     });
     const root = await h.create(`digraph root { label="Report" research [type=agent agentCode=research task="research it"] }`);
-    await h.runUntilIdle();
+    // The worker's notice (what the chat-app notifiers send) says where the question is, too.
+    const notices: Notice[] = [];
+    const worker = h.worker({ untilIdle: true }).on('notice', (notice) => notices.push(notice));
+    worker.start();
+    await worker.idle;
+    expect(notices).toHaveLength(1);
+    expect(noticeText(notices[0]!)).toContain('\nIn: Report › research › research_001 › check › approver_001 › approve\n');
     const env = cleanEnv();
     const db = ['--db', h.store.url];
     const inbox = await runInProcess([...db, 'inbox', '--json'], { env, cwd: h.dir });

@@ -2,7 +2,7 @@
  * Reading a tree: `events.follow({ rootPlanId })` delivers the events of the root and of every child
  * plan, those made after the follow began too, in commit order; `plan events --tree` interleaves
  * them, each with its plan's instance; `plan tree` prints the stack, `plan list --all` the children, and
- * `plan report` has a section per child.
+ * `plan report` has a section per child (Markdown, JSON and HTML); `render` draws an agent node's child's status.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DotplanEvents } from '../../src/operations/events.js';
@@ -49,6 +49,14 @@ describe('reading a tree', () => {
       children: Array<{ instance: string }>;
     };
     expect(json.children.map((c) => c.instance)).toEqual(['summariser_001']);
+    const html = (await runInProcess([...db, 'plan', 'report', root, '--format', 'html'], { env, cwd: h.dir })).stdout;
+    expect(html).toContain(`<section class="child-plan" id="child-${child}"><h2>Child plan summariser_001 (${child}), for node a of ${root}</h2>`);
+    expect(html).toContain(`id="child-${child}-summary"`); // the child's sections, ids unique on the page
+    expect(html.match(/<svg/g)).toHaveLength(2); // the root drawn, and the child
+    expect(html).toContain('summariser_001: completed'); // under the agent node of the root's drawing
+    const svg = (await runInProcess([...db, 'render', '--plan', root], { env, cwd: h.dir })).stdout;
+    expect(svg).toMatch(/<g id="node\d+" class="node status&#45;done type&#45;agent child&#45;completed">/);
+    expect(svg).toContain('>summariser_001: completed</text>');
     const list = await runInProcess([...db, 'plan', 'list'], { env, cwd: h.dir });
     expect(list.stdout).not.toContain(child);
     const all = await runInProcess([...db, 'plan', 'list', '--all'], { env, cwd: h.dir });

@@ -1,6 +1,7 @@
 import { commandLine } from '../../model/command-line.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NodeState, Snapshot } from '../../engine/snapshot.js';
+import type { EventInput } from '../../engine/step.js';
 import type { GraphEdge, GraphNode } from '../../model/types.js';
 import { NODE_WAITS } from '../../model/waiting.js';
 import { encodeText } from '../text.js';
@@ -20,9 +21,10 @@ export function nodeNotFound(planId: string, nodeId: string): NotFoundError {
 
 /**
  * A new plan's rows: the plan, revision 1, one row per node (its live state and readiness counters
- * from `snapshot`) and per edge, and the creation events. Returns the nodes' row ids.
+ * from `snapshot`) and per edge, and the creation events, then `also` (events of other plans: a child's
+ * start on its parent node). Returns the nodes' row ids.
  */
-export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot: Snapshot): Promise<Map<string, number>> {
+export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot: Snapshot, also: readonly EventInput[] = []): Promise<Map<string, number>> {
   const { plan } = snapshot;
   const { graph } = input;
   await q.run(
@@ -79,6 +81,7 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
       reason: input.template ? `created from template ${input.template}` : 'created',
     },
     ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
+    ...also,
   ]);
   return rows;
 }

@@ -15,7 +15,15 @@ export async function lockTrees(q: Queryable, planIds: readonly string[]): Promi
     `SELECT DISTINCT COALESCE(root_plan_id, id) AS "root" FROM plans WHERE id IN (${marks(unique.length)}) AND (root_plan_id IS NOT NULL OR EXISTS (SELECT 1 FROM plans c WHERE c.root_plan_id = plans.id))`,
     unique,
   );
-  for (const root of rows.map((r) => r.root).sort()) await lockRoot(q, root);
+  await lockRoots(
+    q,
+    rows.map((r) => r.root),
+  );
+}
+
+/** The tree locks of these roots, in order (PostgreSQL; a no-op on SQLite). */
+export async function lockRoots(q: Queryable, roots: readonly string[]): Promise<void> {
+  for (const root of [...new Set(roots)].sort()) await lockRoot(q, root);
 }
 
 /** The tree lock of this root (PostgreSQL; a no-op on SQLite). */
@@ -68,15 +76,29 @@ export async function descendants(q: Queryable, root: string): Promise<TreePlace
 }
 
 /**
- * Child plans made in the root's tree so far, and the next instance id of an agent in it:
- * `<agentCode>_<NNN>`, numbered per root from 001.
+ * What starting a child of the leased agent node (row `rowId`) needs, in one read that locks the node:
+ * its lease token (the caller checks it is still its own), its plan's depth, the child plans made in the
+ * root's tree so far, and the next instance id of the agent in it: `<agentCode>_<NNN>`, numbered per root from 001.
  */
-export async function childCount(q: Queryable, root: string, agentCode: string): Promise<{ made: number; instance: string }> {
-  const [row] = await q.all<{ n: number | string; mine: number | string | null }>(
-    `SELECT count(*) AS "n", SUM(CASE WHEN agent_code = ? THEN 1 ELSE 0 END) AS "mine" FROM plans WHERE root_plan_id = ?`,
-    [agentCode, root],
+export async function childSlot(
+  q: Queryable,
+  rowId: number,
+  root: string,
+  agentCode: string,
+): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string } | undefined> {
+  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; mine: number | string }>(
+    `SELECT n.lease_token AS "leaseToken", p.depth, (SELECT count(*) FROM plans c WHERE c.root_plan_id = ?) AS "made", ` +
+      `(SELECT count(*) FROM plans c WHERE c.root_plan_id = ? AND c.agent_code = ?) AS "mine" ` +
+      `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE n.id = ? AND n.status = 'running'${q.dialect === 'postgres' ? ' FOR UPDATE OF n' : ''}`,
+    [root, root, agentCode, rowId],
   );
-  return { made: Number(row?.n ?? 0), instance: `${agentCode}_${String(Number(row?.mine ?? 0) + 1).padStart(3, '0')}` };
+  if (!row) return undefined;
+  return {
+    leaseToken: row.leaseToken,
+    depth: Number(row.depth),
+    made: Number(row.made),
+    instance: `${agentCode}_${String(Number(row.mine) + 1).padStart(3, '0')}`,
+  };
 }
 
 /** The tree's token spend so far (its root's and every child's). */

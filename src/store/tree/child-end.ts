@@ -7,7 +7,7 @@ import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
 import { loadDependents, loadNodes, loadPlan, type LoadedPlan } from '../sql/load.js';
-import { childResult } from './child-result.js';
+import { childLink, childResult } from './child-result.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
 export interface EndedChild {
@@ -42,19 +42,16 @@ export async function parentSteps(
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
+    // The parent node and the child's end, in one read; the node is read again, locked, before its step.
+    const link = await childLink(q, child.plan.id);
+    if (!link || link.status !== 'running' || link.child !== child.plan.id || link.leased !== null) continue;
     const loaded = await loadPlan(q, parent.planId, true);
     if (!loaded) continue;
     await loadNodes(q, loaded, [parent.nodeId]);
-    const node = loaded.nodes.get(parent.nodeId);
-    const [link] = await q.all<{ child: string | null; leased: string | null }>(
-      `SELECT child_plan_id AS "child", lease_token AS "leased" FROM nodes WHERE plan_id = ? AND node_id = ?`,
-      [parent.planId, parent.nodeId],
-    );
-    if (!node || node.status !== 'running' || link?.child !== child.plan.id || link.leased !== null) continue;
+    if (loaded.nodes.get(parent.nodeId)?.status !== 'running') continue;
     await loadDependents(q, loaded, [parent.nodeId]);
-    const result = await childResult(q, child.plan.id, child.to, child);
-    const [instance] = await q.all<{ instance: string | null }>(`SELECT instance FROM plans WHERE id = ?`, [child.plan.id]);
-    const by = instance?.instance ?? `child plan ${child.plan.id}`;
+    const result = await childResult(q, child.plan.id, link, child.to, child);
+    const by = link.instance ?? `child plan ${child.plan.id}`;
     const claim = handOff.owner === '' ? 0 : handOff.slots;
     const step = await decideWithMore(q, loaded, (snapshot) =>
       finishAttempts(snapshot, [{ node: parent.nodeId, result, jitter: Math.random() }], {

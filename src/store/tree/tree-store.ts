@@ -5,12 +5,11 @@ import type { Step } from '../../engine/step.js';
 import { defaultConfig } from '../../config/defaults.js';
 import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
-import { insertEvents } from '../sql/events.js';
 import { appendMessages, listMessages } from '../sql/messages.js';
 import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
-import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from '../sql/load.js';
+import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound } from '../sql/plans.js';
-import { chainOf, childCount, descendants, lockRoot, placeOf, type TreePlace } from '../sql/tree.js';
+import { chainOf, childSlot, descendants, lockRoot, placeOf, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
@@ -63,53 +62,51 @@ export class TreeStore {
     handOff?: { owner: string; leaseMs: number; limit: number },
   ): Promise<StartedChild> {
     const outcome = await this.db.tx(async (q): Promise<{ result: StartedChild; written: Written[] }> => {
-      const parent = await placeOf(q, claim.planId);
-      if (!parent) throw planNotFound(claim.planId);
-      const root = parent.root ?? parent.id;
+      const root = claim.rootPlanId ?? claim.planId;
       await lockRoot(q, root);
       const rowId = tokenRowId(claim.token);
-      const [row] = rowId === undefined ? [] : await lockLeased(q, [rowId]);
-      if (!row || row.leaseToken !== claim.token) throw leaseLost();
-      const depth = parent.depth + 1;
+      const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode);
+      if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
+      const depth = slot.depth + 1;
       const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
       if (depth > limits.maxPlanDepth) {
         return failed(
           `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
         );
       }
-      const { made, instance } = await childCount(q, root, child.agentCode);
-      if (made >= limits.maxChildPlans) {
+      if (slot.made >= limits.maxChildPlans) {
         return failed(
-          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${await path()}); raise the setting`,
+          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${slot.made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${await path()}); raise the setting`,
         );
       }
+      const { instance } = slot;
       const id = newPlanId();
       const { snapshot, candidates } = initialSnapshot(id, child.graph);
       snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
       snapshot.plan.root = root;
       const { agentCode, detach, ...input } = child;
-      const rows = await insertPlan(
-        q,
-        { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
-        snapshot,
-      );
       // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
       // before the child starts: a child with nothing to run ends at once, and its end finishes the node.
       await q.run(`UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`, [
         id,
         rowId,
       ]);
-      await insertEvents(q, [
-        {
-          planId: claim.planId,
-          node: claim.nodeId,
-          kind: 'child',
-          driver: 'engine',
-          actor: instance,
-          reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
-          detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
-        },
-      ]);
+      const rows = await insertPlan(
+        q,
+        { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
+        snapshot,
+        [
+          {
+            planId: claim.planId,
+            node: claim.nodeId,
+            kind: 'child',
+            driver: 'engine',
+            actor: instance,
+            reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
+            detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
+          },
+        ],
+      );
       const written: Written[] = [];
       if (detach) written.push(await this.#finishDetached(q, claim, id));
       const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
