@@ -43,7 +43,7 @@ export async function openDotplan(options: OpenDotplanOptions = {}): Promise<Dot
   const tools = await createRegistry({ userModules: config.tools, http: config.http, cwd });
   for (const [index, tool] of (options.tools ?? []).entries()) tools.register(tool, `openDotplan's tools[${index}]`);
   const agents = buildAgentRegistry(config.agents, tools, options.agents ?? []);
-  const store = await openStore({ ...(config.databaseUrl !== undefined ? { url: config.databaseUrl } : {}), cwd });
+  const store = await openStore({ ...(config.databaseUrl !== undefined ? { url: config.databaseUrl } : {}), cwd, retryDefaults: config.retry });
   return new Dotplan(store, tools, config, cwd, agents);
 }
 

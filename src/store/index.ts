@@ -13,6 +13,8 @@ import { Reads } from './reads.js';
 import type { SqliteDb } from './sql/sqlite-db.js';
 import { StepWriter } from './step-writer.js';
 import type { Store } from './types.js';
+import type { RetryDefaults } from '../engine/retry-policy.js';
+import { defaultConfig } from '../config/defaults.js';
 import { Wakes } from './wake.js';
 import { TreeStore } from './tree/tree-store.js';
 import { SqlWorkQueue } from './work-queue.js';
@@ -29,6 +31,8 @@ export interface OpenStoreOptions {
    * reads as an empty database and is not created (commands that only read create nothing).
    */
   create?: boolean;
+  /** The configured `retry` policy, for the nodes whose end the store writes itself (an agent node's, when its child ends); default the built-in one. */
+  retryDefaults?: RetryDefaults;
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
@@ -41,7 +45,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     throw error;
   }
   const wakes = new Wakes(target.kind === 'postgres' ? { postgresUrl: target.url } : { dataVersion: () => (db as SqliteDb).dataVersion() });
-  const writer = new StepWriter(db, wakes);
+  const writer = new StepWriter(db, wakes, options.retryDefaults ?? defaultConfig().retry);
   let closed = false;
   return {
     backend: db.dialect,

@@ -12,6 +12,7 @@ import { planFacts } from './sql/settle.js';
 import { endedChildren, parentSteps } from './tree/child-end.js';
 import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
 import { WAKE_CHANNEL, type Wakes } from './wake.js';
+import type { RetryDefaults } from '../engine/retry-policy.js';
 
 /** A step with the plan state it was computed on. */
 export interface PlannedStep {
@@ -41,6 +42,8 @@ export class StepWriter {
   constructor(
     private readonly db: Db,
     private readonly wakes: Wakes,
+    /** The configured retry policy (`retry`) of the nodes whose end a write makes itself: an agent node's, when its child ends. */
+    readonly retryDefaults: RetryDefaults,
   ) {}
 
   /**
@@ -96,7 +99,7 @@ export class StepWriter {
     const out: Written[] = [];
     let slots = claim.limit;
     // The worker that ended the child runs what the parent's end makes ready, up to its free slots (as a finish hands off).
-    for (const { step, loaded } of await parentSteps(q, ended, { owner: claim.owner, slots })) {
+    for (const { step, loaded } of await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots })) {
       const written = await this.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map(), { ...claim, limit: slots });
       slots -= handedIn(written);
       out.push(written);

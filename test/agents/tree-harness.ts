@@ -2,6 +2,7 @@
  * Agent trees in-process: a test store, tools, a registry of agents, a template folder, and workers
  * that start agent nodes' children — the pieces `openDotplan({ agents })` puts together.
  */
+import type { RetryDefaults } from '../../src/engine/retry-policy.js';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,18 +47,21 @@ export async function openTreeHarness(options: {
   llmUrl?: string;
   /** Reflection limits over the defaults (maxReplans...). */
   reflection?: { maxReplans?: number; maxTokens?: number };
+  /** The configured `retry` policy (the workers' and the store's). */
+  retry?: RetryDefaults;
 }): Promise<TreeHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
   mkdirSync(join(dir, 'templates'));
   for (const [name, text] of Object.entries(options.templates ?? {})) writeFileSync(join(dir, 'templates', `${name}.dot`), text);
-  const store = await createTestStore();
+  const config = defaultConfig();
+  if (options.retry) config.retry = options.retry;
+  const store = await createTestStore(undefined, { retryDefaults: config.retry });
   const tools = await createRegistry({ cwd: dir });
   for (const tool of options.tools ?? []) tools.register(tool, 'test');
   const byCode = new Map(options.agents.map((a) => [a.code, a]));
   const agents: AgentLookup = { get: (code) => byCode.get(code), list: () => options.agents };
   const registry = new AgentRegistry();
   for (const agent of options.agents) registry.register({ description: agent.code, ...agent } as AgentDefinition, 'test');
-  const config = defaultConfig();
   Object.assign(config.reflection, options.reflection ?? {});
   const limits = { maxPlanDepth: options.limits?.maxPlanDepth ?? 4, maxChildPlans: options.limits?.maxChildPlans ?? 100 };
   const children = childStarter({ store, tools, agents, limits, cwd: dir, dotLimits: {} });

@@ -81,6 +81,38 @@ describe('agent nodes run child plans', () => {
     expect((await h.store.plans.get(root)).status).toBe('failed');
   });
 
+  it('a failed child is retried by the configured retry policy: a new attempt with a new child, the old one kept', async () => {
+    let calls = 0;
+    h = await openTreeHarness({
+      agents: [{ code: 'flaky', kind: 'workflow', template: 'flaky' }],
+      templates: { flaky: `digraph f { once [type=function toolCode=failOnce] }` },
+      tools: [
+        {
+          code: 'failOnce',
+          run: () => {
+            calls += 1;
+            // Not retryable inside the child: the child fails, and its agent node's retry makes a new one.
+            if (calls === 1) throw Object.assign(new Error('the first child breaks'), { retryable: false });
+            return 'the second child works';
+          },
+        },
+      ],
+      retry: { retries: 1, retryDelay: '10ms' },
+    });
+    const root = await h.create(`digraph root { a [type=agent agentCode=flaky] }`);
+    await h.runUntilIdle();
+    const a = await h.store.plans.node(root, 'a');
+    expect(a.status).toBe('done');
+    expect(a.attempts).toBe(2);
+    expect(JSON.parse(a.output!)).toEqual({ once: 'the second child works' });
+    const children = (await h.store.plans.list()).filter((p) => p.parent?.planId === root);
+    expect(children.map((c) => [c.instance, c.parent?.attempt, c.status]).sort()).toEqual([
+      ['flaky_001', 1, 'failed'],
+      ['flaky_002', 2, 'completed'],
+    ]);
+    expect(a.childPlanId).toBe(children.find((c) => c.instance === 'flaky_002')!.id);
+  });
+
   it('an unknown agent fails the node with AGENT_UNKNOWN and a suggestion; detach=true is done once the child exists', async () => {
     h = await openTreeHarness({ agents: [{ code: 'summariser', kind: 'workflow', template: 'summary' }], templates: { summary: SUMMARY } });
     const root = await h.create(`digraph root {

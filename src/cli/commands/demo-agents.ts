@@ -40,7 +40,7 @@ export async function runAgentsDemo(ctx: CliContext, json: boolean): Promise<voi
   const server = await startScriptedServer({ script: await loadScript(SCRIPT) });
   const tools = await ctx.tools();
   const dotplan = new Dotplan(
-    await openStore({ url: `file:${file}`, cwd: ctx.io.cwd }),
+    await openStore({ url: `file:${file}`, cwd: ctx.io.cwd, retryDefaults: ctx.config.retry }),
     tools,
     ctx.config,
     ctx.io.cwd,

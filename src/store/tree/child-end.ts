@@ -2,7 +2,7 @@ import { finishAttempts } from '../../engine/attempts.js';
 import type { PlanState } from '../../engine/snapshot.js';
 import type { Step } from '../../engine/step.js';
 import type { PlanStatus } from '../../model/types.js';
-import { defaultConfig } from '../../config/defaults.js';
+import type { RetryDefaults } from '../../engine/retry-policy.js';
 import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
@@ -37,6 +37,7 @@ export function endedChildren(steps: ReadonlyArray<{ step: Step; plan: PlanState
 export async function parentSteps(
   q: Queryable,
   ended: readonly EndedChild[],
+  retryDefaults: RetryDefaults,
   handOff: { owner: string; slots: number } = { owner: '', slots: 0 },
 ): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
@@ -55,7 +56,7 @@ export async function parentSteps(
     const claim = handOff.owner === '' ? 0 : handOff.slots;
     const step = await decideWithMore(q, loaded, (snapshot) =>
       finishAttempts(snapshot, [{ node: parent.nodeId, result, jitter: Math.random() }], {
-        retryDefaults: defaultConfig().retry,
+        retryDefaults,
         owner: by,
         claim,
         claimFor: handOff.owner,

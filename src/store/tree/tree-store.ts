@@ -2,7 +2,6 @@ import { finishAttempts } from '../../engine/attempts.js';
 import { initialSnapshot } from '../../engine/initial-state.js';
 import { start } from '../../engine/plan-steps.js';
 import type { Step } from '../../engine/step.js';
-import { defaultConfig } from '../../config/defaults.js';
 import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
 import { appendMessages, listMessages } from '../sql/messages.js';
@@ -131,7 +130,7 @@ export class TreeStore {
     await loadDependents(q, loaded, [claim.nodeId]);
     const step = await decideWithMore(q, loaded, (snapshot) =>
       finishAttempts(snapshot, [{ node: claim.nodeId, result: { kind: 'done', output: childId }, jitter: 0 }], {
-        retryDefaults: defaultConfig().retry,
+        retryDefaults: this.writer.retryDefaults,
         owner: claim.nodeId,
         claim: 0,
       }),
