@@ -11,6 +11,7 @@
 // Opening dotplan, and its use cases.
 export { openDotplan, withDefaults, type OpenDotplanOptions, type ConfigOverrides } from './operations/open.js';
 export { Dotplan, type CreatedPlan, type InboxEntry, type Modification } from './operations/dotplan.js';
+export { DotplanReads } from './operations/dotplan-reads.js';
 export type {
   ApplyOptions,
   CommandOptions,

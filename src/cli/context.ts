@@ -61,7 +61,13 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
       (dotplan ??= (async () => {
         const registry = await getTools();
         const agents = buildAgentRegistry(config.agents, registry);
-        return new Dotplan(await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true, retryDefaults: config.retry }), registry, config, io.cwd, agents);
+        return new Dotplan(
+          await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true, retryDefaults: config.retry }),
+          registry,
+          config,
+          io.cwd,
+          agents,
+        );
       })()),
     async close() {
       if (dotplan) await (await dotplan.catch(() => undefined))?.close();

@@ -1,7 +1,7 @@
 import { InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { ChildMark } from '../render/index.js';
 import type { Store, TreePlace } from '../store/index.js';
-import type { Dotplan } from './dotplan.js';
+import type { DotplanReads } from './dotplan-reads.js';
 
 /** One plan of a tree as `plan tree` shows it. */
 export interface TreeEntry {
@@ -29,7 +29,7 @@ export interface TreeView {
   tokensUsed: number;
 }
 
-export async function planTree(dotplan: Dotplan, planId: string): Promise<TreeView> {
+export async function planTree(dotplan: DotplanReads, planId: string): Promise<TreeView> {
   const places = await dotplan.store.tree.treeOf(planId);
   const plans: TreeEntry[] = [];
   for (const place of places) {
@@ -93,7 +93,7 @@ export interface AgentHistory {
   messages: unknown[];
 }
 
-export async function agentHistory(dotplan: Dotplan, ref: string, root: string | undefined): Promise<AgentHistory> {
+export async function agentHistory(dotplan: DotplanReads, ref: string, root: string | undefined): Promise<AgentHistory> {
   const place = await resolveInstance(dotplan, ref, root);
   const plan = await dotplan.store.plans.get(place.id);
   let messages = await dotplan.store.tree.messages(place.id);
@@ -112,7 +112,7 @@ export async function agentHistory(dotplan: Dotplan, ref: string, root: string |
   };
 }
 
-async function resolveInstance(dotplan: Dotplan, ref: string, root: string | undefined): Promise<TreePlace> {
+async function resolveInstance(dotplan: DotplanReads, ref: string, root: string | undefined): Promise<TreePlace> {
   if (ref.startsWith('p_')) return (await dotplan.store.tree.treeOf(ref)).find((p) => p.id === ref)!;
   const found = (await dotplan.store.tree.byInstance(ref)).filter((p) => root === undefined || p.root === root);
   if (found.length === 1) return found[0]!;

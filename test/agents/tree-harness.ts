@@ -2,13 +2,12 @@
  * Agent trees in-process: a test store, tools, a registry of agents, a template folder, and workers
  * that start agent nodes' children — the pieces `openDotplan({ agents })` puts together.
  */
-import type { RetryDefaults } from '../../src/engine/retry-policy.js';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childStarter, type AgentLookup } from '../../src/agents/start-child.js';
 import type { ChildAgent } from '../../src/agents/child-plans.js';
-import { defaultConfig } from '../../src/config/defaults.js';
+import { defaultConfig, type Config } from '../../src/config/defaults.js';
 import { preparePlan } from '../../src/plans/prepare-plan.js';
 import { createRegistry } from '../../src/tools/registry.js';
 import type { Tool, ToolCatalogue } from '../../src/tools/types.js';
@@ -48,7 +47,7 @@ export async function openTreeHarness(options: {
   /** Reflection limits over the defaults (maxReplans...). */
   reflection?: { maxReplans?: number; maxTokens?: number };
   /** The configured `retry` policy (the workers' and the store's). */
-  retry?: RetryDefaults;
+  retry?: Config['retry'];
 }): Promise<TreeHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-tree-'));
   mkdirSync(join(dir, 'templates'));

@@ -33,7 +33,12 @@ export async function runReflectionDemo(ctx: CliContext, json: boolean): Promise
   mkdirSync(join(ctx.io.cwd, '.dotplan'), { recursive: true });
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
   const server = await startScriptedServer({ script: await loadScript(SCRIPT) });
-  const dotplan = new Dotplan(await openStore({ url: `file:${file}`, cwd: ctx.io.cwd, retryDefaults: ctx.config.retry }), await ctx.tools(), ctx.config, ctx.io.cwd);
+  const dotplan = new Dotplan(
+    await openStore({ url: `file:${file}`, cwd: ctx.io.cwd, retryDefaults: ctx.config.retry }),
+    await ctx.tools(),
+    ctx.config,
+    ctx.io.cwd,
+  );
   try {
     const after = await dotplan.events.lastId();
     const plan = await dotplan.create({ goal: GOAL });
