@@ -10,6 +10,7 @@ import { ladderPlan, whenChainPlan } from './scenarios/shapes.js';
 import { measureThroughput } from './scenarios/throughput.js';
 import { measureRewrite } from './scenarios/rewrite.js';
 import { measureValidate } from './scenarios/validate.js';
+import { measureValidateShapes } from './scenarios/validate-shapes.js';
 import { measureAgentChain, measureTreeCancel } from './scenarios/agents.js';
 
 /**
@@ -17,7 +18,8 @@ import { measureAgentChain, measureTreeCancel } from './scenarios/agents.js';
  * the tool registry with a `noop` tool, and the Worker with its wake-ups. In order: throughput
  * (scenarios/throughput.ts), chain latency (scenarios/chain.ts) and two other chain shapes (a
  * `when` on every edge; two parents per step), a wide join against the same fan-out
- * (scenarios/join.ts), validation of a large plan (scenarios/validate.ts), an LLM rewrite of a large
+ * (scenarios/join.ts), validation of a large plan (scenarios/validate.ts) and of four shapes in
+ * processes of their own (scenarios/validate-shapes.ts), an LLM rewrite of a large
  * plan (scenarios/rewrite.ts), idle poll
  * (scenarios/idle-poll.ts).
  * Every run is checked — each plan completed, every node done, each tool ran exactly once — and a
@@ -45,6 +47,8 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const ladder = await measureChainShape(backend, 'chain-ladder-p50', store, tools, log, ladderPlan(sizes.chain), onChain, sizes.concurrency);
     const join = await measureJoin(backend, store, tools, log, sizes.nodes, sizes.concurrency, throughput.elapsedMs);
     const validate = measureValidate(backend, sizes.validate);
+    // Validation reads no database: its shapes are measured once, on SQLite's row.
+    const shapes = backend === 'sqlite' ? await measureValidateShapes(backend, sizes.validate) : [];
     const rewrite = await measureRewrite(backend, store, tools, sizes.rewrite);
     const idle = await measureIdlePoll(backend, store, sizes.plans, sizes.concurrency);
     const agentChain = await measureAgentChain(backend, store, tools, log, Math.min(sizes.chain, 200), sizes.concurrency);
@@ -59,6 +63,7 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
         ladder.result,
         join.result,
         validate,
+        ...shapes,
         rewrite,
         idle.result,
         agentChain,

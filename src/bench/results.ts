@@ -8,6 +8,8 @@
  * ratio is the median of the rounds' ratios. `floorRatio` is dotplan's figure divided by the floor's
  * (a share of the floor rate for throughput; a multiple of the floor latency for a chain step).
  */
+import type { ValidateShape } from './scenarios/validate-shapes.js';
+
 export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor';
 export type BenchScenario =
   | 'throughput'
@@ -17,6 +19,8 @@ export type BenchScenario =
   | 'chain-ladder-p50'
   | 'join-vs-fan-out'
   | 'validate'
+  | `validate-${ValidateShape}`
+  | `validate-${ValidateShape}-mb`
   | 'rewrite'
   | 'idle-poll'
   | 'agent-chain-p50'
@@ -24,7 +28,7 @@ export type BenchScenario =
   | 'tree-cancel'
   | 'floor-latency'
   | 'floor-rate';
-export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×';
+export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×' | 'MB';
 
 export interface BenchResult {
   backend: BenchBackend;
@@ -123,7 +127,8 @@ export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
     if (r.floorRatio !== undefined) out.push({ text: '≤ 3× floor', met: r.floorRatio <= 3 });
   }
   if (r.scenario === 'join-vs-fan-out') out.push({ text: '≤ 1.5×', met: r.value <= 1.5 });
-  if (r.scenario === 'validate') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
+  if (r.scenario === 'validate' || (r.scenario.startsWith('validate-') && r.unit === 'ms')) out.push({ text: '< 1,000 ms', met: r.value < 1000 });
+  if (r.scenario.startsWith('validate-') && r.unit === 'MB') out.push({ text: '< 200 MB', met: r.value < 200 });
   if (r.backend === 'sqlite' && r.scenario === 'rewrite') out.push({ text: '≤ 150 ms', met: r.value <= 150 });
   if (r.scenario === 'idle-poll') out.push({ text: '< 20 ms', met: r.value < 20 });
   if (r.scenario === 'agent-vs-chain') out.push({ text: '≤ 3×', met: r.value <= 3 });
@@ -139,6 +144,14 @@ const LABELS: Record<BenchScenario, string> = {
   'chain-ladder-p50': 'two-parent step p50',
   'join-vs-fan-out': 'join / fan-out time',
   validate: 'validate 10k nodes',
+  'validate-chain5': 'validate, chain of 5 refs',
+  'validate-chain5-mb': 'validate, chain of 5 refs, peak',
+  'validate-fan-in': 'validate, fan-in join',
+  'validate-fan-in-mb': 'validate, fan-in join, peak',
+  'validate-ladder': 'validate, ladder',
+  'validate-ladder-mb': 'validate, ladder, peak',
+  'validate-random': 'validate, random DAG',
+  'validate-random-mb': 'validate, random DAG, peak',
   rewrite: 'LLM rewrite, 1k nodes',
   'idle-poll': 'idle poll',
   'agent-chain-p50': 'agent step p50 (1-node child)',

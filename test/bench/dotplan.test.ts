@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src/bench/dotplan.js';
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
+import { VALIDATE_SHAPES } from '../../src/bench/scenarios/validate-shapes.js';
 import { postgresServerUrl } from '../support/db.js';
 
 const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300, rewrite: 100, tree: 30 };
@@ -55,6 +56,13 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
     [backend, 'chain-ladder-p50', 'ms'],
     [backend, 'join-vs-fan-out', '×'],
     [backend, 'validate', 'ms'],
+    // The four validation shapes, each in a process of its own: once, on SQLite's row (validation reads no database).
+    ...(backend === 'sqlite'
+      ? VALIDATE_SHAPES.flatMap((shape) => [
+          [backend, `validate-${shape}`, 'ms'],
+          [backend, `validate-${shape}-mb`, 'MB'],
+        ])
+      : []),
     [backend, 'rewrite', 'ms'],
     [backend, 'idle-poll', 'ms'],
     [backend, 'agent-chain-p50', 'ms'],
@@ -83,6 +91,7 @@ describe('dotplan benchmarks on SQLite', () => {
       'chain-ladder-p50',
       'join-vs-fan-out',
       'validate',
+      ...VALIDATE_SHAPES.flatMap((shape) => [`validate-${shape}`, `validate-${shape}-mb`]),
       'rewrite',
       'idle-poll',
       'agent-chain-p50',

@@ -45,4 +45,37 @@ describe('upstream check', () => {
       { numRuns: 500 },
     );
   });
+
+  it('answers exactly as the walk from scratch on larger DAGs (the labels and the pruned walk down), a few back edges too', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 150 }),
+        fc.array(fc.tuple(fc.nat(1000), fc.nat(1000), fc.nat(20)), { maxLength: 400 }),
+        fc.array(fc.tuple(fc.nat(149), fc.nat(149)), { minLength: 1, maxLength: 200 }),
+        (n, raw, questions) => {
+          // Mostly forward edges (a DAG), one in twenty backwards (a cycle: the fallback walk).
+          const edges = raw.map(([a, b, back]) => {
+            const [x, y] = [a % n, b % n];
+            const [from, to] = back === 0 ? [Math.max(x, y), Math.min(x, y)] : [Math.min(x, y), Math.max(x, y)];
+            return { from: `n${from}`, to: `n${to}`, attributes: {} };
+          });
+          const graph: PlanGraph = {
+            strict: false,
+            attributes: {},
+            nodes: Array.from({ length: n }, (_, i) => ({ id: `n${i}`, attributes: {} })),
+            edges,
+            clusters: [],
+          };
+          const parents = new Map<string, string[]>();
+          for (const e of graph.edges) parents.set(e.to, [...(parents.get(e.to) ?? []), e.from]);
+          const check = upstreamCheck(graph, parents);
+          for (const [a, b] of questions) {
+            const [x, y] = [`n${a % n}`, `n${b % n}`];
+            expect(check(x, y)).toBe(naive(parents, x, y));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
