@@ -4,11 +4,17 @@
  * On PostgreSQL the plan is created by another process (the CLI) after the worker is up, so the
  * worker can only hear of it through LISTEN/NOTIFY. On SQLite wake-ups are in-process only, so the
  * plan is created first and the worker finds it on its first round; the chain's steps then follow
- * one another through the worker's own wake-ups.
+ * one another through the worker's own wake-ups. A paused plan resumed by another command while the
+ * worker is busy is taken up at once too: the resume frees no node, only its wake-up says the plan opened.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { createRegistry } from '../../src/tools/registry.js';
+import { Worker } from '../../src/worker/worker.js';
 import { waitUntil } from '../support/cli.js';
-import { openWorkspace, workflow, json, type Workspace } from './workspace.js';
+import { FIXTURE_TOOLS, openWorkspace, workflow, json, type Workspace } from './workspace.js';
 
 const STEPS = 20;
 const HOURLY = '0 0 * * * *';
@@ -54,5 +60,35 @@ describe('wake-ups', () => {
     const at = (node: string, to: string) => events.find((e) => e.nodeId === node && e.to === to)!.at.getTime();
     const gaps = nodes.slice(1).map((n, i) => at(n.id, 'running') - at(nodes[i]!.id, 'done'));
     expect(Math.max(...gaps)).toBeLessThan(1_000);
+  });
+
+  it('a plan resumed by another command is taken up at once by a busy worker that polls hourly (its wake-up says the plan opened)', async () => {
+    const chain = await ws.createPlan(chainDot());
+    await ws.ok(['plan', 'pause', chain]);
+    const gate = join(ws.dir, 'open-the-gate');
+    const busy = await ws.createPlan(workflow('busy', { nodes: [`hold [type=function toolCode=gate toolInput=${json({ file: gate })}]`] }));
+    // One slot holds the gate; the other is free, and the worker has no reason to look again for an hour.
+    const worker = new Worker({
+      store: ws.store,
+      tools: await createRegistry({ userModules: [FIXTURE_TOOLS], cwd: ws.dir }),
+      poll: HOURLY,
+      concurrency: 2,
+      leaseMs: 30_000,
+      retryDefaults: defaultConfig().retry,
+    });
+    worker.start();
+    try {
+      await waitUntil(async () => (await ws.store.plans.node(busy, 'hold')).status === 'running', 'the gate to be held', 10_000);
+      // Let its last look for notices (at most one a second, so one more comes a second later) go by. On a slow
+      // machine the resume may still meet that look: the test then passes without the wake-up, but never fails by it.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // The resume (its own store, as another process's) frees no node: only its wake-up says the plan opened again.
+      await ws.ok(['plan', 'resume', chain]);
+      await waitUntil(async () => (await ws.store.plans.get(chain)).status === 'completed', 'the resumed chain to complete', 10_000);
+      expect((await ws.store.plans.node(busy, 'hold')).status).toBe('running');
+    } finally {
+      writeFileSync(gate, '');
+      await worker.stop();
+    }
   });
 });
