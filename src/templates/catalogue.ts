@@ -136,17 +136,18 @@ function looksLikePath(value: string, cwd: string): boolean {
   return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(resolve(cwd, value)));
 }
 
+// No exception for a path that is not there (most template dirs lack most names): building one costs more than the stat.
 function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
-    return false;
+    return false; // not readable (EACCES, ENOTDIR ...): not a template here
   }
 }
 
 function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
