@@ -153,12 +153,11 @@ function wakeEvents(steps: readonly Step[]): WakeEvent[] {
   const out: WakeEvent[] = [];
   for (const step of steps) {
     const planId = step.planId;
-    if (step.readyLeft) out.push({ reason: 'ready', planId });
+    // New ready work: nodes made ready and not handed over, or a plan back to running (resumed, approved) whose ready nodes may be claimed again.
+    const reopened = step.planChange?.to === 'running' && step.planChange.from !== 'draft';
+    if (step.readyLeft || reopened) out.push({ reason: 'ready', planId });
     if (step.changes.some((c) => c.status !== c.expect.status && c.status !== 'ready' && c.status !== 'running')) out.push({ reason: 'finished', planId });
-    if (step.planChange) {
-      const opens = step.planChange.to === 'running' && step.planChange.from !== 'draft';
-      out.push({ reason: 'plan', planId, ...(opens ? { opens } : {}) });
-    }
+    if (step.planChange) out.push({ reason: 'plan', planId });
     if (step.askLlm) out.push({ reason: 'llm', planId });
   }
   return out;

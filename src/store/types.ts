@@ -257,12 +257,6 @@ export interface WakeEvent {
   /** `ready`: new ready work; `finished`: nodes finished; `plan`: a plan changed; `llm`: a reflection plan wants the LLM; `external`: another process wrote (SQLite). */
   reason: 'ready' | 'finished' | 'plan' | 'llm' | 'external';
   planId?: string;
-  /**
-   * `plan` only: the plan moved to running from a status other than draft (resumed, approved), so its
-   * ready nodes may be claimed again. A plan's start makes its nodes ready (a `ready` wake-up when some
-   * are left unclaimed); its other moves free no work.
-   */
-  opens?: boolean;
 }
 
 /** A feed started by `events.follow`. */

@@ -60,7 +60,7 @@ export class Wakes {
   payloads(events: readonly WakeEvent[]): string[] {
     return dedupe(events)
       .filter((e) => e.reason !== 'finished')
-      .map((e) => JSON.stringify({ i: this.instance, r: e.reason, p: e.planId, ...(e.opens === true ? { o: 1 } : {}) }));
+      .map((e) => JSON.stringify({ i: this.instance, r: e.reason, p: e.planId }));
   }
 
   /** Resolves once LISTEN is active (PostgreSQL); at once otherwise. */
@@ -115,9 +115,9 @@ export class Wakes {
     client.on('notification', (message) => {
       if (message.channel !== WAKE_CHANNEL || !message.payload) return;
       try {
-        const data = JSON.parse(message.payload) as { i?: string; r?: WakeEvent['reason']; p?: string; o?: number };
+        const data = JSON.parse(message.payload) as { i?: string; r?: WakeEvent['reason']; p?: string };
         if (data.i === this.instance || !data.r) return;
-        this.#emitter.emit('wake', { reason: data.r, ...(data.p ? { planId: data.p } : {}), ...(data.o === 1 ? { opens: true } : {}) });
+        this.#emitter.emit('wake', data.p ? { reason: data.r, planId: data.p } : { reason: data.r });
       } catch {
         // not ours
       }
@@ -141,7 +141,7 @@ function dedupe(events: readonly WakeEvent[]): WakeEvent[] {
   const seen = new Set<string>();
   const out: WakeEvent[] = [];
   for (const event of events) {
-    const key = `${event.reason}\u0000${event.planId ?? ''}\u0000${event.opens === true ? 'o' : ''}`;
+    const key = `${event.reason}\u0000${event.planId ?? ''}`;
     if (!seen.has(key)) {
       seen.add(key);
       out.push(event);

@@ -106,9 +106,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Starts claiming and running ready nodes (and listening for wake-ups); returns the worker. */
   start(): this {
     const { events } = this.options.store;
-    // `finished` wake-ups, and a plan's moves that free no work (its start hands off or wakes `ready`; its
-    // end), matter only to notice idleness once nothing runs and no write is in flight (a write in flight
-    // brings the work it claimed, or wakes after).
+    // `finished` and `plan` wake-ups free no work (what a plan's move frees wakes `ready`): they matter only
+    // to notice idleness once nothing runs and no write is in flight (a write in flight brings the work it
+    // claimed, or wakes after).
     this.unsubscribe = events.onWake((event) => (!idleOnly(event) || this.quiet()) && this.poller.wake());
     // Other processes' wake-ups reach this one once it listens: look again then.
     void events.listening.then(() => this.poller.wake());
@@ -339,7 +339,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   }
 }
 
-/** A wake-up that brings no claimable work: nodes finished, or a plan started (its nodes were handed off or woke `ready`) or ended. */
+/** A wake-up that brings no claimable work: nodes finished, a plan moved. */
 function idleOnly(event: WakeEvent): boolean {
-  return event.reason === 'finished' || (event.reason === 'plan' && event.opens !== true);
+  return event.reason === 'finished' || event.reason === 'plan';
 }

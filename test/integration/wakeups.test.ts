@@ -5,7 +5,7 @@
  * worker can only hear of it through LISTEN/NOTIFY. On SQLite wake-ups are in-process only, so the
  * plan is created first and the worker finds it on its first round; the chain's steps then follow
  * one another through the worker's own wake-ups. A paused plan resumed by another command while the
- * worker is busy is taken up at once too: the resume frees no node, only its wake-up says the plan opened.
+ * worker is busy is taken up at once too: the resume frees no node, but its wake-up says there is ready work.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,7 +62,7 @@ describe('wake-ups', () => {
     expect(Math.max(...gaps)).toBeLessThan(1_000);
   });
 
-  it('a plan resumed by another command is taken up at once by a busy worker that polls hourly (its wake-up says the plan opened)', async () => {
+  it('a plan resumed by another command is taken up at once by a busy worker that polls hourly (the resume wakes `ready`)', async () => {
     const chain = await ws.createPlan(chainDot());
     await ws.ok(['plan', 'pause', chain]);
     const gate = join(ws.dir, 'open-the-gate');
@@ -82,7 +82,7 @@ describe('wake-ups', () => {
       // Let its last look for notices (at most one a second, so one more comes a second later) go by. On a slow
       // machine the resume may still meet that look: the test then passes without the wake-up, but never fails by it.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      // The resume (its own store, as another process's) frees no node: only its wake-up says the plan opened again.
+      // The resume (its own store, as another process's) changes no node: its `ready` wake-up is what brings the worker.
       await ws.ok(['plan', 'resume', chain]);
       await waitUntil(async () => (await ws.store.plans.get(chain)).status === 'completed', 'the resumed chain to complete', 10_000);
       expect((await ws.store.plans.node(busy, 'hold')).status).toBe('running');
