@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../model/diagnostics.js';
+import { seededRandom } from '../model/seeded-random.js';
 import { normaliseStatus } from '../model/status.js';
 import { NODE_TYPES, type GraphNode, type NodeStatus, type NodeType, type PlanGraph } from '../model/types.js';
 import type { ValidateOptions } from './types.js';
@@ -171,13 +172,7 @@ function grail(kids: readonly number[][], arrange: (list: readonly number[]) => 
 
 /** A list shuffled by a fixed seed (the labels differ between labellings, not between runs). */
 function shuffler(seed: number): (list: readonly number[]) => readonly number[] {
-  let state = seed * 0x9e3779b1;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return (list) => {
     if (list.length < 2) return list;
     const out = [...list];

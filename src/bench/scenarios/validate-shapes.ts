@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { seededRandom } from '../../model/seeded-random.js';
 import type { BenchBackend, BenchResult } from '../results.js';
 
 /**
@@ -44,7 +45,7 @@ export function shapeText(shape: ValidateShape, nodes: number): string {
       if (i > 0) lines.push(`  s${i - 1} -> s${i}`);
     }
   } else {
-    const random = seeded(15);
+    const random = seededRandom(15);
     const parents: number[][] = [[]];
     for (let i = 1; i < nodes; i++) parents.push([...new Set(range(0, 3).map(() => Math.floor(random() * i)))]);
     for (let i = 0; i < nodes; i++) {
@@ -99,15 +100,4 @@ async function probe(shape: ValidateShape, nodes: number): Promise<{ ms: number;
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
-}
-
-/** A small deterministic PRNG (mulberry32): the random shape is the same plan in every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
