@@ -72,10 +72,13 @@ export function formatTree(view: TreeView): string {
 /** Each agent node's child plan (its latest attempt's), by node id: what a drawing of the plan shows under the node. */
 export async function childMarks(store: Store, planId: string): Promise<Map<string, ChildMark>> {
   const out = new Map<string, ChildMark>();
-  for (const node of await store.plans.nodes(planId)) {
-    if (node.childPlanId === undefined) continue;
-    const child = await store.plans.get(node.childPlanId);
-    out.set(node.id, { status: child.status, ...(child.instance !== undefined ? { instance: child.instance } : {}) });
+  const agents = (await store.plans.nodes(planId)).filter((n) => n.childPlanId !== undefined);
+  if (agents.length === 0) return out;
+  // The tree's places in one read, not one read per child.
+  const places = new Map((await store.tree.treeOf(planId)).map((p) => [p.id, p]));
+  for (const node of agents) {
+    const child = places.get(node.childPlanId!);
+    if (child) out.set(node.id, { status: child.status, ...(child.instance !== null ? { instance: child.instance } : {}) });
   }
   return out;
 }

@@ -63,13 +63,12 @@ export async function reportPlan(
   const heading = (child: TreeEntry) =>
     `Child plan ${child.instance ?? child.id} (${child.id}), for node ${child.parent?.nodeId ?? '?'} of ${child.parent?.planId ?? '?'}`;
   if (format === 'html') {
-    const marks = (id: string) => childMarks?.(id);
     const children: ChildSection[] = [];
     for (const child of below) {
-      const [childReport, graph, childMarks] = await Promise.all([collectReport(source, child.id), source.liveGraph(child.id), marks(child.id)]);
-      children.push({ heading: heading(child), report: childReport, graph, ...(childMarks ? { marks: childMarks } : {}) });
+      const [childReport, graph, marks] = await Promise.all([collectReport(source, child.id), source.liveGraph(child.id), childMarks?.(child.id)]);
+      children.push({ heading: heading(child), report: childReport, graph, ...(marks ? { marks } : {}) });
     }
-    return reportHtml(report, await source.liveGraph(planId), await marks(planId), children);
+    return reportHtml(report, await source.liveGraph(planId), await childMarks?.(planId), children);
   }
   const sections = [reportMarkdown(report)];
   for (const child of below) sections.push(`\n---\n\n# ${heading(child)}\n\n${reportMarkdown(await collectReport(source, child.id))}`);
