@@ -74,7 +74,7 @@ export async function preparePlan(
     return { title, graph, dot: writeDot(graph), author: 'person', params: {}, updateLog: 'Created for a goal; the LLM writes the plan', warnings: [], ...by };
   }
   if ('template' in input) {
-    const template = loadTemplate(input.template, input.dirs ? [...input.dirs] : defaultTemplateDirs(cwd), cwd);
+    const template = loadTemplate(input.template, input.dirs ?? defaultTemplateDirs(cwd), cwd);
     const instance = instantiateTemplate(template, input.values ?? {});
     const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path, validation);
     return {

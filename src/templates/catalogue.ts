@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readDot } from '../dot/index.js';
@@ -43,7 +43,7 @@ export function defaultTemplateDirs(cwd: string = process.cwd()): string[] {
 }
 
 /** Every `*.dot` in the directories, sorted by name; when two share a name the first directory wins. */
-export function listTemplates(dirs: string[] = defaultTemplateDirs()): TemplateInfo[] {
+export function listTemplates(dirs: readonly string[] = defaultTemplateDirs()): TemplateInfo[] {
   const byName = new Map<string, TemplateInfo>();
   for (const dir of dirs) {
     if (!isDirectory(dir)) continue;
@@ -57,13 +57,13 @@ export function listTemplates(dirs: string[] = defaultTemplateDirs()): TemplateI
 }
 
 /** A template by name (from `listTemplates(dirs)`) or by path (relative to `cwd`) to a `.dot` file. */
-export function loadTemplate(nameOrPath: string, dirs: string[] = defaultTemplateDirs(), cwd: string = process.cwd()): Template {
+export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defaultTemplateDirs(), cwd: string = process.cwd()): Template {
   if (looksLikePath(nameOrPath, cwd)) {
     if (!nameOrPath.endsWith('.dot')) {
       throw new InvalidInputError(`template ${JSON.stringify(nameOrPath)} looks like a path but is not a .dot file; give a template name (see \`dotplan template list\`) or the path of a .dot file`);
     }
     const path = resolve(cwd, nameOrPath);
-    if (!existsSync(path) || !statSync(path).isFile()) throw new NotFoundError(`template file ${nameOrPath} does not exist`);
+    if (!isFile(path)) throw new NotFoundError(`template file ${nameOrPath} does not exist`);
     return readTemplate(path);
   }
   const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
@@ -136,20 +136,18 @@ function looksLikePath(value: string, cwd: string): boolean {
   return value.includes('/') || value.includes('\\') || (value.endsWith('.dot') && existsSync(resolve(cwd, value)));
 }
 
-// No exception for a path that is not there (most template dirs lack most names): building one costs more than the stat.
-function isFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false; // not readable (EACCES, ENOTDIR ...): not a template here
-  }
-}
+const isFile = (path: string): boolean => statOf(path)?.isFile() ?? false;
+const isDirectory = (path: string): boolean => statOf(path)?.isDirectory() ?? false;
 
-function isDirectory(path: string): boolean {
+/**
+ * What is at the path, or undefined when nothing is or it cannot be read (EACCES, ENOTDIR ...). A
+ * missing path throws no exception: most template dirs lack most names, and building one costs more than the stat.
+ */
+function statOf(path: string): Stats | undefined {
   try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
 }
 
