@@ -1,8 +1,7 @@
-import { buildAgentRegistry } from '../agents/registry.js';
 import { resolveConfig, type Config } from '../config/index.js';
-import { Dotplan } from '../operations/dotplan.js';
-import { openStore } from '../store/index.js';
-import { createRegistry, type ToolRegistry } from '../tools/registry.js';
+import type { Dotplan } from '../operations/dotplan.js';
+import type { DotplanReads } from '../operations/dotplan-reads.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import type { CliIO } from './io.js';
 
 /** Flags accepted by every command, anywhere on the line, and the worker's settings flags. */
@@ -29,6 +28,11 @@ export interface CliContext {
    * empty and nothing is created.
    */
   dotplan(options?: { create?: boolean }): Promise<Dotplan>;
+  /**
+   * The read side only, for commands that change nothing (`plan list`): the same reads without
+   * loading the worker, the LLM client or the notifiers. Never creates a database.
+   */
+  reads(): Promise<DotplanReads>;
   /** A command sets this to exit non-zero without an error (e.g. `validate` on an invalid plan). */
   exitCode: number;
   close(): Promise<void>;
@@ -51,26 +55,29 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
   });
   let tools: Promise<ToolRegistry> | undefined;
   let dotplan: Promise<Dotplan> | undefined;
-  const getTools = () => (tools ??= createRegistry({ userModules: config.tools, http: config.http, cwd: io.cwd }));
+  let reads: Promise<DotplanReads> | undefined;
+  const getTools = () =>
+    (tools ??= import('../tools/registry.js').then(({ createRegistry }) => createRegistry({ userModules: config.tools, http: config.http, cwd: io.cwd })));
+  // Loaded here, not above: a command that needs no database (validate, render) does not load its client.
+  const parts = async (create: boolean) => {
+    const [{ buildAgentRegistry }, { openStore }, registry] = await Promise.all([import('../agents/registry.js'), import('../store/index.js'), getTools()]);
+    const agents = buildAgentRegistry(config.agents, registry);
+    const store = await openStore({ url: config.databaseUrl, cwd: io.cwd, create, retryDefaults: config.retry });
+    return [store, registry, config, io.cwd, agents] as const;
+  };
   return {
     config,
     io,
     exitCode: 0,
     tools: getTools,
     dotplan: (options = {}) =>
-      (dotplan ??= (async () => {
-        const registry = await getTools();
-        const agents = buildAgentRegistry(config.agents, registry);
-        return new Dotplan(
-          await openStore({ url: config.databaseUrl, cwd: io.cwd, create: options.create === true, retryDefaults: config.retry }),
-          registry,
-          config,
-          io.cwd,
-          agents,
-        );
-      })()),
+      (dotplan ??= Promise.all([import('../operations/dotplan.js'), parts(options.create === true)]).then(([{ Dotplan }, args]) => new Dotplan(...args))),
+    reads: () =>
+      dotplan ??
+      (reads ??= Promise.all([import('../operations/dotplan-reads.js'), parts(false)]).then(([{ DotplanReads }, args]) => new DotplanReads(...args))),
     async close() {
       if (dotplan) await (await dotplan.catch(() => undefined))?.close();
+      if (reads) await (await reads.catch(() => undefined))?.store.close();
     },
   };
 }

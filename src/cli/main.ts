@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isUserError, UsageError } from '../errors/errors.js';
 import { ValidationError, formatDiagnostic } from '../model/diagnostics.js';
-import { createContext, type GlobalFlags } from './context.js';
+import type { CliContext, GlobalFlags } from './context.js';
 import { processIO, type CliIO } from './io.js';
 import { registerCommands } from './commands/index.js';
 
@@ -22,12 +22,12 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
 
-  let context: Awaited<ReturnType<typeof createContext>> | undefined;
+  let context: CliContext | undefined;
   const getContext = async (command: Command) => {
-    context ??= await createContext(command.optsWithGlobals<GlobalFlags>(), io);
+    context ??= await (await import('./context.js')).createContext(command.optsWithGlobals<GlobalFlags>(), io);
     return context;
   };
-  registerCommands(program, getContext);
+  await registerCommands(program, getContext, commandNamed(program, argv));
   program.commands.forEach((c) => propagateOverrides(c, io));
 
   try {
@@ -67,6 +67,21 @@ function propagateOverrides(command: Command, io: CliIO): void {
   command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   command.showHelpAfterError('(run with --help for usage)');
   command.commands.forEach((c) => propagateOverrides(c, io));
+}
+
+/**
+ * The command the line names: its first word that is neither an option nor a global option's
+ * value; `'version'` for a line that only asks for the version; undefined when no command is named.
+ */
+function commandNamed(program: Command, argv: readonly string[]): string | undefined {
+  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f) => f !== undefined)));
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (!word.startsWith('-')) return word;
+    if (takesValue.has(word)) i++;
+  }
+  return argv.includes('--version') || argv.includes('-V') ? 'version' : undefined;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

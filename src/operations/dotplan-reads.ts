@@ -14,9 +14,9 @@ import type { ValidationResult } from '../validate/index.js';
 import { checked } from './arguments.js';
 import { DotplanEvents } from './events.js';
 import type { RenderInput, RevisionDiff, RevisionEntry } from './options.js';
-import * as review from './review.js';
+import { inbox, type InboxEntry } from './inbox.js';
 import { agentHistory, childMarks, planTree, type AgentHistory, type TreeView } from './tree-views.js';
-import { renderGraph, renderText, reportPlan, validatePlan, type RenderFormat, type ReportFormat } from './views.js';
+import type { RenderFormat, ReportFormat } from './views.js';
 import { waitingFor } from './waiting-for.js';
 
 /**
@@ -114,9 +114,9 @@ export class DotplanReads {
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
   }
   /** Everything waiting for a person — questions and reviews — across plans (or in one), oldest first, with the command that answers it. */
-  async inbox(options: { planId?: string } = {}): Promise<review.InboxEntry[]> {
+  async inbox(options: { planId?: string } = {}): Promise<InboxEntry[]> {
     checked('inbox', { options });
-    return review.inbox(this.store, options.planId);
+    return inbox(this.store, options.planId);
   }
 
   /** What the plan waits for now — the LLM, an answer, a review, a retry, a worker — and since when; empty once it is over. */
@@ -165,7 +165,7 @@ export class DotplanReads {
   /** Reads and validates a DOT text as `create` would: `valid` (warnings allowed) and every diagnostic, naming `source`. Stores nothing. */
   async validate(dot: string, options: { source?: string } = {}): Promise<ValidationResult> {
     checked('validate', { dot, options });
-    return validatePlan(this, dot, options.source);
+    return (await views()).validatePlan(this, dot, options.source);
   }
 
   /** A stored plan as it stands (live status, outputs, answers) or a DOT text, drawn as SVG (nodes coloured by status) or printed as normalised DOT. */
@@ -173,15 +173,15 @@ export class DotplanReads {
     checked('render', { plan, options });
     if ('planId' in plan) {
       const [graph, children] = await Promise.all([livePlanGraph(this.store, plan.planId), childMarks(this.store, plan.planId)]);
-      return renderGraph(graph, options.format, { children });
+      return (await views()).renderGraph(graph, options.format, { children });
     }
-    return renderText(this, plan.dot, plan.source, options.format);
+    return (await views()).renderText(this, plan.dot, plan.source, options.format);
   }
 
   /** The run report for a person who was not there, as Markdown (default), one self-contained HTML page, or JSON text. */
   async report(planId: string, options: { format?: ReportFormat } = {}): Promise<string> {
     checked('report', { planId, options });
-    return reportPlan(this, planId, options.format, (id) => childMarks(this.store, id));
+    return (await views()).reportPlan(this, planId, options.format, (id) => childMarks(this.store, id));
   }
 
   /** The plan stack of the plan's root: each plan with its status, agent instance, waiting questions and tokens. */
@@ -195,4 +195,9 @@ export class DotplanReads {
     checked('agentHistory', { instance, options });
     return agentHistory(this, instance, options.root);
   }
+}
+
+/** Validation, drawings and reports, loaded when first asked for (Graphviz, the report writers): listing plans does not pay for them. */
+function views(): Promise<typeof import('./views.js')> {
+  return import('./views.js');
 }

@@ -21,7 +21,8 @@ import { checked } from './arguments.js';
 import type { ApplyOptions, CommandOptions, CreateOptions, RerunOptions, RevertOptions, WorkerStartOptions } from './options.js';
 import { DotplanReads } from './dotplan-reads.js';
 
-export type { InboxEntry, Modification } from './review.js';
+export type { Modification } from './review.js';
+export type { InboxEntry } from './inbox.js';
 
 /** A plan as stored by `create` or `rerun`, with the warnings about it. */
 export type CreatedPlan = PlanRecord & { warnings: Diagnostic[] };

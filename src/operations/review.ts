@@ -1,10 +1,7 @@
 import * as engine from '../engine/index.js';
 import type { Actor } from '../engine/step.js';
 import { InvalidArgumentError, InvalidInputError } from '../errors/errors.js';
-import { answerCommand } from '../model/command-line.js';
-import { waitingFrom, type Waiting } from '../model/waiting.js';
 import type { PlanStatus } from '../model/types.js';
-import { pathFromRoot } from '../store/index.js';
 import type { PlanRecord, Store } from '../store/types.js';
 import { applyRevision, type RevisionDeps } from './apply-revision.js';
 import type { ApplyReport } from './decide-revision.js';
@@ -28,16 +25,6 @@ export type Modification =
       /** What the LLM should change. */
       suggestion: string;
     };
-
-/** One thing waiting for a person, as `dotplan inbox` lists it. */
-export interface InboxEntry extends Waiting {
-  /** How long it has waited, in ms. */
-  waitedMs: number;
-  /** The command that answers it (a review: approve; `plan reject --reason` and `plan modify` too). */
-  command: string;
-  /** A question in a child plan: where it is from the root (`<root title> › research › searcher_001 › approve`). */
-  path?: string;
-}
 
 export async function approve(store: Store, planId: string, by: Person, reason?: string): Promise<PlanRecord> {
   await store.plans.change(planId, { candidates: true }, (snapshot, candidates) => {
@@ -78,18 +65,6 @@ export async function modify(deps: RevisionDeps, planId: string, change: Modific
     return engine.suggest(snapshot, by, change.suggestion);
   });
   return deps.store.plans.get(planId);
-}
-
-export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]> {
-  if (planId !== undefined) await store.plans.get(planId);
-  const now = Date.now();
-  const entries: InboxEntry[] = [];
-  for (const item of await store.plans.waiting(planId)) {
-    const waiting = waitingFrom(item);
-    const path = await pathFromRoot(store.tree, item.planId, item.nodeId);
-    entries.push({ ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting), ...(path ? { path } : {}) });
-  }
-  return entries;
 }
 
 /** Review decisions apply to a plan waiting for review only. */

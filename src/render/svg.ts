@@ -1,4 +1,4 @@
-import { instance, type Graph as VizGraph, type Viz } from '@viz-js/viz';
+import type { Graph as VizGraph, Viz } from '@viz-js/viz';
 import type { PlanGraph } from '../model/types.js';
 import { noteSvg, withNote } from './note.js';
 import { tooLargeToDraw } from './size.js';
@@ -9,7 +9,8 @@ let viz: Promise<Viz> | undefined;
 
 /** The WebAssembly Graphviz instance, created once per process (again after it failed: its memory may be spoiled). */
 function getViz(): Promise<Viz> {
-  viz ??= instance();
+  // Loaded on first drawing: Graphviz's WebAssembly costs every other command start-up time.
+  viz ??= import('@viz-js/viz').then(({ instance }) => instance());
   return viz;
 }
 

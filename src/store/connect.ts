@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { DotplanError } from '../errors/errors.js';
 import type { PrismaClient } from '../generated/sqlite/client.js';
-import { PostgresDb } from './sql/postgres-db.js';
 import { SqliteDb } from './sql/sqlite-db.js';
 import type { Db } from './sql/executor.js';
 
@@ -23,12 +22,18 @@ export interface ConnectOptions {
   create?: boolean;
 }
 
-/** The two clients a store works with: Prisma for typed reads, the raw executor for SQL. */
+/** The two clients a store works with: the raw executor for SQL, and Prisma for typed reads, made on first use. */
 export interface Connection {
   target: DatabaseTarget;
   db: Db;
-  /** Typed as the SQLite client; the PostgreSQL client has the same models and methods. */
-  prisma: PrismaClient;
+  /**
+   * The Prisma client on the same connection (SQLite) or pool (PostgreSQL), made when first asked
+   * for: its query compiler (WebAssembly) costs a command that never reads through it ~0.1 s of start-up.
+   * Typed as the SQLite client; the PostgreSQL client has the same models and methods.
+   */
+  prisma: () => Promise<PrismaClient>;
+  /** PostgreSQL: a new client (not connected) for the wake-ups' LISTEN. */
+  listener?: () => pg.Client;
 }
 
 export const DEFAULT_SQLITE_FILE = join('.dotplan', 'dotplan.db');
@@ -84,24 +89,13 @@ function sqlitePath(target: Extract<DatabaseTarget, { kind: 'sqlite' }>, create:
 
 async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>, create: boolean): Promise<Connection> {
   const path = sqlitePath(target, create);
-  const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-better-sqlite3'), import('../generated/sqlite/client.js')]);
+  const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
   const factory = new PrismaBetterSqlite3({ url: path === ':memory:' ? path : `file:${path}`, timeout: 5000 });
-  // Prisma opens the connection; we keep a handle on it so that our SQL and Prisma's share it.
-  let handle: BetterSqlite3.Database | undefined;
-  const adapter = {
-    provider: 'sqlite' as const,
-    adapterName: factory.adapterName,
-    async connect() {
-      const opened = await factory.connect();
-      handle = (opened as unknown as { client?: BetterSqlite3.Database }).client;
-      return opened;
-    },
-    connectToShadowDb: () => factory.connectToShadowDb(),
-  };
-  const prisma = new PrismaClient({ adapter });
-  await prisma.$connect();
+  // The adapter opens the connection; our SQL and (once made) Prisma's client share it.
+  const opened = await factory.connect();
+  const handle = (opened as unknown as { client?: BetterSqlite3.Database }).client;
   if (!handle || typeof handle.prepare !== 'function') {
-    await prisma.$disconnect();
+    await opened.dispose();
     throw new DotplanError(
       'INTERNAL',
       'the SQLite driver adapter did not expose its better-sqlite3 connection (an unsupported @prisma/adapter-better-sqlite3 version?)',
@@ -111,14 +105,27 @@ async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>
   handle.pragma('busy_timeout = 5000');
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
-  const db = new SqliteDb(handle, target.file, () => prisma.$disconnect());
-  return { target, db, prisma };
+  let prisma: Promise<PrismaClient> | undefined;
+  const makePrisma = () =>
+    (prisma ??= import('../generated/sqlite/client.js').then(async ({ PrismaClient }) => {
+      const client = new PrismaClient({
+        adapter: { provider: 'sqlite', adapterName: factory.adapterName, connect: async () => opened, connectToShadowDb: () => factory.connectToShadowDb() },
+      });
+      await client.$connect();
+      return client;
+    }));
+  const db = new SqliteDb(handle, target.file, async () => {
+    // Prisma's disconnect disposes of the adapter's connection; without a client we do it.
+    if (prisma) await (await prisma).$disconnect();
+    else await opened.dispose();
+  });
+  return { target, db, prisma: makePrisma };
 }
 
 async function connectPostgres(target: { kind: 'postgres'; url: string }): Promise<Connection> {
-  const [{ PrismaPg }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-pg'), import('../generated/postgresql/client.js')]);
   // JIT compilation costs milliseconds that short transactional queries never win back (it kicked in on
   // the outlook's estimate over stale statistics: 13 ms instead of well under one).
+  const [{ default: pg }, { PostgresDb }] = await Promise.all([import('pg'), import('./sql/postgres-db.js')]);
   const pool = new pg.Pool({ connectionString: target.url, max: 12, options: '-c jit=off' });
   pool.on('error', () => undefined); // an idle client's connection dropped: the pool replaces it
   try {
@@ -127,10 +134,14 @@ async function connectPostgres(target: { kind: 'postgres'; url: string }): Promi
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let prisma: Promise<PrismaClient> | undefined;
+  const makePrisma = () =>
+    (prisma ??= Promise.all([import('@prisma/adapter-pg'), import('../generated/postgresql/client.js')]).then(
+      ([{ PrismaPg }, { PrismaClient }]) => new PrismaClient({ adapter: new PrismaPg(pool) }) as unknown as PrismaClient,
+    ));
   const db = new PostgresDb(pool, async () => {
-    await prisma.$disconnect();
+    if (prisma) await (await prisma).$disconnect();
     await pool.end();
   });
-  return { target, db, prisma: prisma as unknown as PrismaClient };
+  return { target, db, prisma: makePrisma, listener: () => new pg.Client({ connectionString: target.url }) };
 }

@@ -44,7 +44,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     await db.close().catch(() => undefined);
     throw error;
   }
-  const wakes = new Wakes(target.kind === 'postgres' ? { postgresUrl: target.url } : { dataVersion: () => (db as SqliteDb).dataVersion() });
+  const wakes = new Wakes(connection.listener ? { postgresListener: connection.listener } : { dataVersion: () => (db as SqliteDb).dataVersion() });
   const writer = new StepWriter(db, wakes, options.retryDefaults ?? defaultConfig().retry);
   let closed = false;
   return {

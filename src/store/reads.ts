@@ -1,37 +1,43 @@
 import type { PrismaClient } from '../generated/sqlite/client.js';
 import type { Db } from './sql/executor.js';
 import { nodeNotFound, planNotFound } from './sql/plans.js';
-import { toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord } from './rows.js';
+import { PLAN_COLUMNS, toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord, type PlanRow } from './rows.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
 import type { PlanStatus } from '../model/types.js';
 import { NotFoundError } from '../errors/errors.js';
 
-/** The read side of plans and revisions, through the generated Prisma client (typed, off the hot path). */
+/**
+ * The read side of plans and revisions, through the generated Prisma client (typed, off the hot
+ * path), made on the first read that needs it. The plan list, which operators run in loops, is one
+ * SQL statement instead, so that `dotplan plan list` starts without Prisma's query compiler; a test
+ * holds it equal to the Prisma read of each plan.
+ */
 export class Reads {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly client: () => Promise<PrismaClient>,
     private readonly db: Db,
   ) {}
 
   async getPlan(id: string): Promise<PlanRecord> {
-    const row = await this.db.exclusive(() => this.prisma.plan.findUnique({ where: { id } }));
+    const row = await this.db.exclusive(async () => (await this.client()).plan.findUnique({ where: { id } }));
     if (!row) throw planNotFound(id);
     return toPlanRecord(row);
   }
 
   async listPlans(options: { status?: PlanStatus } = {}): Promise<PlanRecord[]> {
-    const rows = await this.db.exclusive(() => this.prisma.plan.findMany({ where: options.status ? { status: options.status } : {}, orderBy: { id: 'asc' } }));
+    const where = options.status !== undefined ? ' WHERE status = ?' : '';
+    const rows = await this.db.all<PlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans${where} ORDER BY id`, options.status !== undefined ? [options.status] : []);
     return rows.map(toPlanRecord);
   }
 
   async getNodes(planId: string): Promise<NodeRecord[]> {
-    const rows = await this.db.exclusive(() => this.prisma.node.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
+    const rows = await this.db.exclusive(async () => (await this.client()).node.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toNodeRecord);
   }
 
   async getNode(planId: string, nodeId: string): Promise<NodeRecord> {
-    const row = await this.db.exclusive(() => this.prisma.node.findUnique({ where: { planId_nodeId: { planId, nodeId } } }));
+    const row = await this.db.exclusive(async () => (await this.client()).node.findUnique({ where: { planId_nodeId: { planId, nodeId } } }));
     if (!row) {
       await this.getPlan(planId);
       throw nodeNotFound(planId, nodeId);
@@ -40,22 +46,22 @@ export class Reads {
   }
 
   async getEdges(planId: string): Promise<EdgeRecord[]> {
-    const rows = await this.db.exclusive(() => this.prisma.edge.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
+    const rows = await this.db.exclusive(async () => (await this.client()).edge.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toEdgeRecord);
   }
 
   async listRevisions(planId: string): Promise<RevisionRecord[]> {
-    const rows = await this.db.exclusive(() => this.prisma.revision.findMany({ where: { planId }, orderBy: { number: 'asc' } }));
+    const rows = await this.db.exclusive(async () => (await this.client()).revision.findMany({ where: { planId }, orderBy: { number: 'asc' } }));
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toRevisionRecord);
   }
 
   async getRevision(planId: string, number?: number): Promise<RevisionRecord> {
-    const row = await this.db.exclusive(() =>
+    const row = await this.db.exclusive(async () =>
       number === undefined
-        ? this.prisma.revision.findFirst({ where: { planId }, orderBy: { number: 'desc' } })
-        : this.prisma.revision.findUnique({ where: { planId_number: { planId, number } } }),
+        ? (await this.client()).revision.findFirst({ where: { planId }, orderBy: { number: 'desc' } })
+        : (await this.client()).revision.findUnique({ where: { planId_number: { planId, number } } }),
     );
     if (!row) {
       const plan = await this.getPlan(planId);

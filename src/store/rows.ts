@@ -9,8 +9,10 @@ import type { EdgeRecord, EventRecord, NodeRecord, PlanRecord, RevisionRecord } 
  */
 type Time = number | bigint;
 
+/** A plan's record columns under the PlanRow field names: what the Prisma read of a plan gives, in SQL. */
 export const PLAN_COLUMNS =
   `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt", rerun_of AS "rerunOf", ` +
+  `result, tokens_used AS "tokensUsed", ` +
   `parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", parent_attempt AS "parentAttempt", root_plan_id AS "rootPlanId", depth, agent_code AS "agentCode", instance`;
 /** The node columns under the NodeRow field names; `prefix` qualifies them (`nodes.`) where a join makes names ambiguous. */
 export function nodeColumns(prefix = ''): string {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { WakeEvent } from './types.js';
 import { reconnectDelay } from './unreachable.js';
 
@@ -11,8 +11,8 @@ export const WAKE_CHANNEL = 'dotplan_wake';
 export const SQLITE_WATCH_MS = 50;
 
 export interface WakeSource {
-  /** PostgreSQL: LISTEN here for other processes' NOTIFYs. */
-  postgresUrl?: string;
+  /** PostgreSQL: makes a (not yet connected) client to LISTEN on for other processes' NOTIFYs. */
+  postgresListener?: () => pg.Client;
   /** SQLite: the connection's data_version, which changes when another connection commits. */
   dataVersion?: () => Promise<number>;
 }
@@ -40,7 +40,7 @@ export class Wakes {
 
   on(listener: (event: WakeEvent) => void): () => void {
     this.#emitter.on('wake', listener);
-    if (this.source.postgresUrl && !this.#listener && !this.#closed) this.#listen(this.source.postgresUrl);
+    if (this.source.postgresListener && !this.#listener && !this.#closed) this.#listen(this.source.postgresListener);
     if (this.source.dataVersion && !this.#watch && !this.#closed) this.#watchFile(this.source.dataVersion);
     return () => {
       this.#emitter.off('wake', listener);
@@ -97,8 +97,8 @@ export class Wakes {
     this.#watch.unref();
   }
 
-  #listen(url: string): void {
-    const client = new pg.Client({ connectionString: url });
+  #listen(newClient: () => pg.Client): void {
+    const client = newClient();
     this.#listener = client;
     const reconnect = () => {
       if (this.#closed || this.#listener !== client) return;
@@ -106,7 +106,7 @@ export class Wakes {
       client.end().catch(() => undefined);
       this.#failures = Math.max(1, this.#failures + 1);
       this.#retry = setTimeout(() => {
-        if (!this.#closed && this.#emitter.listenerCount('wake') > 0) this.#listen(url);
+        if (!this.#closed && this.#emitter.listenerCount('wake') > 0) this.#listen(newClient);
       }, reconnectDelay(this.#failures));
       this.#retry.unref();
     };

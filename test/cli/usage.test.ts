@@ -71,4 +71,35 @@ describe(`usage mistakes (${testBackend()})`, () => {
     expect(none.stderr).not.toMatch(/no plans yet/);
     expect((await cli(['plan', 'list', '--status', 'running'])).stdout).toContain(created.stdout.trim());
   });
+
+  it('loads only the command it runs, yet help lists every command and a mistyped one gets a suggestion', async () => {
+    const help = await cli(['--help']);
+    for (const command of [
+      'validate',
+      'render',
+      'template',
+      'plan',
+      'inbox',
+      'answer',
+      'node',
+      'worker',
+      'demo',
+      'bench',
+      'parse-reply',
+      'llm',
+      'notify',
+      'agent',
+    ])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const typo = await cli(['plna', 'list']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown command 'plna'[\s\S]*Did you mean plan\?/);
+    const version = await cli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    // A global option's value before the command is not taken for the command.
+    const listed = await runCli([...(db.length > 0 ? db : ['--db', `file:${join(cwd, 'usage.db')}`]), 'plan', 'list'], { cwd });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/no plans yet|^$/);
+  });
 });

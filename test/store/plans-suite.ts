@@ -223,6 +223,29 @@ export function plansSuite(backend: TestBackend): void {
       expect(await h.ops.show(created.id)).toContain('x\u0000y');
     });
 
+    it('lists each plan exactly as reading that one plan gives it (the list is SQL, the single read Prisma)', async () => {
+      const answered = await h.create(independent(1), { title: 'with an answer' });
+      const rerun = await h.create(independent(1), { title: 'run again' });
+      const { connect, resolveDatabase } = await import('../../src/store/connect.js');
+      const connection = await connect(resolveDatabase(h.store.url));
+      try {
+        // Fields written by other paths than create: the final answer, the tokens, an error, the plan rerun.
+        await connection.db.run('UPDATE plans SET result = ?, tokens_used = ?, error = ? WHERE id = ?', ['the answer', 42, 'it broke', answered.id]);
+        await connection.db.run('UPDATE plans SET rerun_of = ? WHERE id = ?', [answered.id, rerun.id]);
+      } finally {
+        await connection.db.close();
+      }
+      const listed = await h.store.plans.list();
+      expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining([answered.id, rerun.id]));
+      expect(listed.find((p) => p.id === answered.id)).toMatchObject({ result: 'the answer', tokensUsed: 42, error: 'it broke' });
+      expect(listed.find((p) => p.id === rerun.id)).toMatchObject({ rerunOf: answered.id });
+      for (const plan of listed) expect(plan).toEqual(await h.store.plans.get(plan.id));
+      for (const status of ['running', 'awaiting_review'] as const) {
+        const some = await h.store.plans.list({ status });
+        expect(some.map((p) => p.id)).toEqual(listed.filter((p) => p.status === status).map((p) => p.id));
+      }
+    });
+
     it('applies migrations once: opening again and migrating again change nothing', async () => {
       const again = await openStore({ url: h.store.url });
       try {

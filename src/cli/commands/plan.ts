@@ -105,7 +105,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--json', 'print JSON')
     .action(async (opts: { status?: PlanStatus; json?: boolean; all?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const plans = (await (await ctx.dotplan()).plans(opts.status ? { status: opts.status } : {})).reverse().filter((p) => opts.all === true || !p.parent);
+      const plans = (await (await ctx.reads()).plans(opts.status ? { status: opts.status } : {})).reverse().filter((p) => opts.all === true || !p.parent);
       if (opts.json) {
         printJson(
           ctx.io,
