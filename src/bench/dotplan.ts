@@ -12,6 +12,8 @@ import { measureRewrite } from './scenarios/rewrite.js';
 import { measureValidate } from './scenarios/validate.js';
 import { measureValidateShapes } from './scenarios/validate-shapes.js';
 import { measureAgentChain, measureTreeCancel } from './scenarios/agents.js';
+import { measureCliStart } from './scenarios/cli-start.js';
+import { measurePausedClaims } from './scenarios/paused-claims.js';
 
 /**
  * dotplan's own benchmarks on one backend, with the real pieces: a store on an empty database,
@@ -49,12 +51,15 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const validate = measureValidate(backend, sizes.validate);
     // Validation reads no database: its shapes are measured once, on SQLite's row.
     const shapes = backend === 'sqlite' ? await measureValidateShapes(backend, sizes.validate) : [];
+    // The CLI's start-up is measured on its default backend (SQLite) only.
+    const cli = backend === 'sqlite' ? await measureCliStart(sizes.cli.plans, sizes.cli.runs) : [];
     const rewrite = await measureRewrite(backend, store, tools, sizes.rewrite);
     const idle = await measureIdlePoll(backend, store, sizes.plans, sizes.concurrency);
     const agentChain = await measureAgentChain(backend, store, tools, log, Math.min(sizes.chain, 200), sizes.concurrency);
     const plainStep = chain.results.find((r) => r.scenario === 'chain-latency-p50')!.value;
     const agentVsChain: BenchResult = { backend, scenario: 'agent-vs-chain', value: Math.round((agentChain.value / plainStep) * 100) / 100, unit: '×' };
     const treeCancel = await measureTreeCancel(backend, store, tools, sizes.tree);
+    const pausedClaim = await measurePausedClaims(backend, store, sizes.paused, 100);
     return {
       results: [
         throughput.result,
@@ -64,11 +69,13 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
         join.result,
         validate,
         ...shapes,
+        ...cli,
         rewrite,
         idle.result,
         agentChain,
         agentVsChain,
         treeCancel,
+        pausedClaim,
       ],
       throughput: { ...throughput.check, elapsedMs: throughput.elapsedMs },
       chain: chain.check,

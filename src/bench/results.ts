@@ -26,6 +26,9 @@ export type BenchScenario =
   | 'agent-chain-p50'
   | 'agent-vs-chain'
   | 'tree-cancel'
+  | 'cli-version'
+  | 'cli-plan-list'
+  | 'paused-claim'
   | 'floor-latency'
   | 'floor-rate';
 export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×' | 'MB';
@@ -133,6 +136,9 @@ export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
   if (r.scenario === 'idle-poll') out.push({ text: '< 20 ms', met: r.value < 20 });
   if (r.scenario === 'agent-vs-chain') out.push({ text: '≤ 3×', met: r.value <= 3 });
   if (r.scenario === 'tree-cancel') out.push({ text: '< 1,000 ms', met: r.value < 1000 });
+  if (r.scenario === 'cli-version') out.push({ text: '≤ 2×', met: r.value <= 2 });
+  if (r.scenario === 'cli-plan-list') out.push({ text: '≤ 4×', met: r.value <= 4 });
+  if (r.scenario === 'paused-claim') out.push({ text: '≤ 1.2×', met: r.value <= 1.2 });
   return out;
 }
 
@@ -157,6 +163,9 @@ const LABELS: Record<BenchScenario, string> = {
   'agent-chain-p50': 'agent step p50 (1-node child)',
   'agent-vs-chain': 'agent step / plain step',
   'tree-cancel': 'cancel a tree of 1,000 plans',
+  'cli-version': 'dotplan --version / node -e 0',
+  'cli-plan-list': 'plan list (100 plans) / node -e 0',
+  'paused-claim': 'claim beside a paused plan / alone',
   'floor-latency': 'UPDATE latency p50',
   'floor-rate': 'UPDATEs, 10 conns',
 };

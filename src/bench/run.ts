@@ -30,9 +30,23 @@ export interface BenchSizes {
   rewrite: number;
   /** Plans of the tree the tree-cancel scenario cancels (a root and its children). */
   tree: number;
+  /** The CLI start-up scenario: plans in the database `plan list` lists, and how many times each command is timed. */
+  cli: { plans: number; runs: number };
+  /** The paused-claim scenario: ready nodes of the paused plan beside the running one. */
+  paused: number;
 }
 
-export const DEFAULT_BENCH_SIZES: BenchSizes = { nodes: 10_000, chain: 500, concurrency: 10, plans: 10_000, validate: 10_000, rewrite: 1_000, tree: 1_000 };
+export const DEFAULT_BENCH_SIZES: BenchSizes = {
+  nodes: 10_000,
+  chain: 500,
+  concurrency: 10,
+  plans: 10_000,
+  validate: 10_000,
+  rewrite: 1_000,
+  tree: 1_000,
+  cli: { plans: 100, runs: 10 },
+  paused: 10_000,
+};
 
 /** Where a dotplan scenario runs: an empty database of the given backend. */
 export interface DotplanBenchTarget {

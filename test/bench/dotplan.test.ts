@@ -8,7 +8,17 @@ import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { VALIDATE_SHAPES } from '../../src/bench/scenarios/validate-shapes.js';
 import { postgresServerUrl } from '../support/db.js';
 
-const SIZES: BenchSizes = { nodes: 300, chain: 30, concurrency: 10, plans: 200, validate: 300, rewrite: 100, tree: 30 };
+const SIZES: BenchSizes = {
+  nodes: 300,
+  chain: 30,
+  concurrency: 10,
+  plans: 200,
+  validate: 300,
+  rewrite: 100,
+  tree: 30,
+  cli: { plans: 3, runs: 1 },
+  paused: 300,
+};
 const url = process.env.DATABASE_URL;
 // PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
 const postgresUrl =
@@ -63,11 +73,19 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
           [backend, `validate-${shape}-mb`, 'MB'],
         ])
       : []),
+    // The CLI's start-up, on its default backend.
+    ...(backend === 'sqlite'
+      ? [
+          [backend, 'cli-version', '×'],
+          [backend, 'cli-plan-list', '×'],
+        ]
+      : []),
     [backend, 'rewrite', 'ms'],
     [backend, 'idle-poll', 'ms'],
     [backend, 'agent-chain-p50', 'ms'],
     [backend, 'agent-vs-chain', '×'],
     [backend, 'tree-cancel', 'ms'],
+    [backend, 'paused-claim', '×'],
   ]);
   for (const r of report.results) expect(r.value, r.scenario).toBeGreaterThan(0);
   const [, p50, p95] = report.results;
@@ -92,11 +110,14 @@ describe('dotplan benchmarks on SQLite', () => {
       'join-vs-fan-out',
       'validate',
       ...VALIDATE_SHAPES.flatMap((shape) => [`validate-${shape}`, `validate-${shape}-mb`]),
+      'cli-version',
+      'cli-plan-list',
       'rewrite',
       'idle-poll',
       'agent-chain-p50',
       'agent-vs-chain',
       'tree-cancel',
+      'paused-claim',
     ]);
   });
 });

@@ -34,6 +34,7 @@ import type { Driver, NodeStatus, PlanStatus } from '../../src/model/types.js';
 import { canMoveNode, IllegalTransitionError } from '../../src/state/node-moves.js';
 import { canMovePlan, IllegalPlanTransitionError } from '../../src/state/plan-moves.js';
 import type { ClaimedNode, NodeRecord } from '../../src/store/types.js';
+import { connect, resolveDatabase, type Connection } from '../../src/store/connect.js';
 import { testBackend } from '../support/db.js';
 import { Attention } from '../../src/worker/attention.js';
 import { resultOf, type Outcome } from './drive.js';
@@ -139,10 +140,14 @@ const COMMANDS = {
 
 describe(`the state machine under random moves (${testBackend()})`, () => {
   let h: Harness;
+  /** A second connection, for what the store does not read back (the claims' `held` mark). */
+  let raw: Connection;
   beforeAll(async () => {
     h = await openHarness(testBackend());
+    raw = await connect(resolveDatabase(h.store.url));
   });
   afterAll(async () => {
+    await raw?.db.close();
     await h?.close();
   });
 
@@ -311,6 +316,24 @@ describe(`the state machine under random moves (${testBackend()})`, () => {
     if (plan.status === 'completed')
       for (const n of nodes) expect(['done', 'skipped'], where(`${n.id} is ${n.status} in a completed plan`)).toContain(n.status);
     if (plan.status === 'cancelled') for (const n of nodes) expect(isFinished(n), where(`${n.id} is ${n.status} in a cancelled plan`)).toBe(true);
+
+    // The claims' index leaves out held nodes: a node is held only while its plan is not running (a
+    // held node of a running plan would never be claimed), and a node that was ready when the plan
+    // stopped running is held (one that becomes ready after is left to the claim's plan check).
+    const heldRows = await raw.db.all<{ id: string; held: number | bigint }>('SELECT node_id AS "id", held FROM nodes WHERE plan_id = ?', [planId]);
+    const isHeld = new Map(heldRows.map((n) => [n.id, Number(n.held) === 1]));
+    if (plan.status === 'running')
+      expect(
+        [...isHeld].filter(([, yes]) => yes).map(([id]) => id),
+        where('held nodes of a running plan'),
+      ).toEqual([]);
+    const stopped = events.filter((e) => e.kind === 'status' && e.nodeId === undefined && e.from === 'running').at(-1);
+    if (plan.status !== 'running' && stopped) {
+      const lastMove = new Map(events.filter((e) => e.kind === 'status' && e.nodeId !== undefined).map((e) => [e.nodeId!, e.id]));
+      for (const n of nodes)
+        if (n.status === 'ready' && (lastMove.get(n.id) ?? 0) < stopped.id)
+          expect(isHeld.get(n.id), where(`${n.id}, ready when the plan stopped, is held`)).toBe(true);
+    }
 
     // A node runs exactly when it holds a lease.
     for (const n of nodes) {

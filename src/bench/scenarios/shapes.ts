@@ -10,8 +10,8 @@ import type { CreatePlanInput } from '../../store/types.js';
 export const NOOP_TOOL = 'noop';
 
 /** `count` independent no-op function nodes. */
-export function independentPlan(count: number): CreatePlanInput {
-  return planInput(`throughput: ${count} independent no-op nodes`, nodes(count), []);
+export function independentPlan(count: number, title = `throughput: ${count} independent no-op nodes`): CreatePlanInput {
+  return planInput(title, nodes(count), []);
 }
 
 /** A chain `n0 -> n1 -> … -> n(count-1)` of no-op nodes: each step waits for the one before. */

@@ -11,15 +11,21 @@ import { pgTouch } from './touch.js';
 /**
  * Claiming ready work, atomically, with a lease from the database clock: a node is claimable when
  * it is `ready`, due (`run_after <= NOW`) and its plan is `running`, oldest due first; the scan
- * walks the (status, run_after, id) index, so an idle poll costs the same with 10 plans or 10,000.
+ * walks the partial index of ready nodes of running plans (DUE), so an idle poll costs the same with
+ * 10 plans or 10,000, and a paused plan's ready nodes cost a claim nothing.
  * PostgreSQL: `FOR UPDATE SKIP LOCKED`, one statement with its events, and each claimed node's
  * basis (its dependents as they stand) for the one-statement finish. SQLite: one UPDATE … RETURNING
  * inside the write transaction. Either way the claimed nodes' plans are touched (touch.ts). Lease tokens are `<row id>.<random>`.
  */
 if (!canMoveNode('ready', 'running', 'engine')) throw new Error('the state machine no longer lets the engine claim');
 
-/** The plan check is a scalar subquery, not a join, so that the planner walks the index in order whatever its statistics say. */
-export const DUE = `n.status = 'ready' AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+/**
+ * Claimable: ready, not held (`held = 1`: the plan is not running — the partial index
+ * nodes_claimable_idx holds only the others, so a paused plan's ready nodes are never scanned), due,
+ * and of a running plan. The plan check stays (a node that became ready in a paused plan is not held
+ * yet); it is a scalar subquery, not a join, so that the planner walks the index in order whatever its statistics say.
+ */
+export const DUE = `n.status = 'ready' AND n.held = 0 AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
 
 /** Most dependents a claim describes; a node with more finishes through the locking path. */
 const BASIS_LIMIT = 500;
@@ -41,10 +47,12 @@ const PG_CLAIM =
   `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, at) SELECT "planId", "nodeId", 'status', 'engine', ?, 'ready', 'running', ?, NOW FROM u ORDER BY "rowId") ` +
   `SELECT u.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode", p.revision AS "planRevision", p.root_plan_id AS "planRoot", p.agent_code AS "planAgent" FROM u CROSS JOIN LATERAL (SELECT * FROM plans p WHERE p.id = u."planId") p ORDER BY u."rowId"`;
 
+// SQLite's planner, without statistics, takes the first index that fits (status, run_after, id) and then
+// reads every held row: the partial index is named.
 const sqliteClaim = (excluded: number) =>
   `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
   `attempts = attempts + 1, started_at = NOW, updated_at = NOW ` +
-  `WHERE id IN (SELECT n.id FROM nodes n WHERE ${DUE}${excluded > 0 ? ` AND n.id NOT IN (${marks(excluded)})` : ''} ORDER BY n.run_after, n.id LIMIT ?) ` +
+  `WHERE id IN (SELECT n.id FROM nodes n INDEXED BY nodes_claimable_idx WHERE ${DUE}${excluded > 0 ? ` AND n.id NOT IN (${marks(excluded)})` : ''} ORDER BY n.run_after, n.id LIMIT ?) ` +
   `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
 
 export interface ClaimRow {

@@ -86,6 +86,8 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
   return rows;
 }
 
+const HELD = `(SELECT CASE WHEN p.status = 'running' THEN 0 ELSE 1 END FROM plans p WHERE p.id = ?)`;
+
 /** Node rows for graph nodes with their live state; returns node id → row id. */
 export async function insertNodes(
   q: Queryable,
@@ -96,11 +98,12 @@ export async function insertNodes(
   const rows = new Map<string, number>();
   for (const part of chunk(nodes, 300)) {
     // A node born waiting for an answer (the LLM may add one) waits from now.
-    const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END)').join(', ');
+    // A node of a plan that is not running is held (migration 0010: claims do not scan it).
+    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${HELD})`).join(', ');
     const inserted = await q.all<{ id: number; nodeId: string }>(
-      `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since) ` +
+      `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held) ` +
         `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
-      part.flatMap((node) => nodeValues(planId, node, states.get(node.id)!)),
+      part.flatMap((node) => [...nodeValues(planId, node, states.get(node.id)!), planId]),
     );
     for (const row of inserted) rows.set(row.nodeId, Number(row.id));
   }
