@@ -36,6 +36,68 @@ function migrationSuite(backend: TestBackend) {
       rmSync(dir, { recursive: true, force: true });
     });
 
+    it('upgrades stored plans through 0010 and 0011: the nodes of a paused plan held, events kept with their ids and numbered on', async () => {
+      const before = join(dir, 'before-0010');
+      cpSync(DEFAULT_MIGRATIONS_DIR, before, { recursive: true });
+      for (const name of shipped.filter((n) => n >= '0010')) rmSync(join(before, provider, name), { recursive: true });
+      const upgraded = backend === 'sqlite' ? { url: `file:${join(dir, 'upgrade.sqlite')}`, drop: async () => undefined } : await createPostgresDatabase();
+      try {
+        const connection = await connect(resolveDatabase(upgraded.url));
+        try {
+          await migrate(connection.db, before);
+          for (const [id, status] of [
+            ['p_running', 'running'],
+            ['p_paused', 'paused'],
+          ])
+            await connection.db.run(
+              `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at) VALUES (?, ?, ?, 'workflow', '{}', '{}', 1, 1, 1)`,
+              [id, id, status],
+            );
+          for (const plan of ['p_running', 'p_paused'])
+            for (const [node, status] of [
+              ['a', 'done'],
+              ['b', 'ready'],
+              ['c', 'pending'],
+            ])
+              await connection.db.run(`INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at) VALUES (?, ?, 'function', ?, '{}', 1)`, [
+                plan,
+                node,
+                status,
+              ]);
+          for (let i = 0; i < 3; i++)
+            await connection.db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_paused', 'operator', '', 'running', ?)`, [i]);
+          const ids = (await connection.db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id));
+          expect(await migrate(connection.db)).toEqual(shipped.filter((n) => n >= '0010'));
+          const held = await connection.db.all<{ plan: string; node: string; held: number }>(
+            `SELECT plan_id AS "plan", node_id AS "node", held FROM nodes ORDER BY plan_id, node_id`,
+          );
+          expect(held.map((r) => `${r.plan}/${r.node}:${Number(r.held)}`)).toEqual([
+            'p_paused/a:0',
+            'p_paused/b:1',
+            'p_paused/c:1',
+            'p_running/a:0',
+            'p_running/b:0',
+            'p_running/c:0',
+          ]);
+          expect((await connection.db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id))).toEqual(ids);
+          // Numbering goes on after the kept ids, and an event no longer needs its plan's row.
+          await connection.db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_gone', 'operator', '', 'running', 9)`);
+          const [last] = await connection.db.all<{ id: number; plan: string }>('SELECT id, plan_id AS "plan" FROM events ORDER BY id DESC LIMIT 1');
+          expect([Number(last!.id), last!.plan]).toEqual([ids.at(-1)! + 1, 'p_gone']);
+          // The trigger: resuming lets the plan's nodes go; pausing holds the ones that could still run.
+          await connection.db.run(`UPDATE plans SET status = 'running' WHERE id = 'p_paused'`);
+          expect(await connection.db.all(`SELECT node_id FROM nodes WHERE held = 1`)).toEqual([]);
+          await connection.db.run(`UPDATE plans SET status = 'cancelled' WHERE id = 'p_running'`);
+          const nowHeld = await connection.db.all<{ node: string }>(`SELECT node_id AS "node" FROM nodes WHERE held = 1 ORDER BY node_id`);
+          expect(nowHeld.map((r) => r.node)).toEqual(['b', 'c']);
+        } finally {
+          await connection.db.close();
+        }
+      } finally {
+        await upgraded.drop();
+      }
+    });
+
     it('applies a new migration folder once, in its own recorded step', async () => {
       const migrations = join(dir, 'migrations');
       await (await openStore({ url, migrationsDir: migrations })).close();
