@@ -60,6 +60,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       if (closed) return;
       closed = true;
       await wakes.close();
+      await writer.drain();
       await db.close();
     },
   };

@@ -39,6 +39,10 @@ const NO_CLAIM: ClaimOptions = { owner: '', limit: 0, leaseMs: 0 };
  * committing last sees every result).
  */
 export class StepWriter {
+  /** Statistics refreshed after large plans ended, off the writer's path: the refresh running, and the plan whose end asked for one more. */
+  #analyzing: Promise<void> | undefined;
+  #analyzeNext: string | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly wakes: Wakes,
@@ -116,9 +120,37 @@ export class StepWriter {
       if (holding?.has(planned.step.planId) || planned.plan.root !== undefined) continue; // a child plan settled in its write
       if (await this.#settle(this.db, planned, written.persisted)) {
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
-        await refreshAfterPlan(this.db, planned.step.planId);
+        this.#refreshLater(planned.step.planId);
       }
     }
+  }
+
+  /**
+   * A plan ended: its statistics refreshed in the background (ANALYZE of a large plan's nodes takes
+   * ~0.1 s, which the worker that wrote the end need not wait for); one at a time, a request while
+   * one runs makes one more after it. Failures are left to the next one, or to autovacuum.
+   */
+  #refreshLater(planId: string): void {
+    if (this.#analyzing) {
+      this.#analyzeNext = planId;
+      return;
+    }
+    this.#analyzing = (async () => {
+      try {
+        await refreshAfterPlan(this.db, planId);
+      } catch {
+        // the statistics stay as they were
+      }
+      this.#analyzing = undefined;
+      const next = this.#analyzeNext;
+      this.#analyzeNext = undefined;
+      if (next !== undefined) this.#refreshLater(next);
+    })();
+  }
+
+  /** Waits for the statistics refresh in the background, if one runs (before the store closes). */
+  async drain(): Promise<void> {
+    while (this.#analyzing) await this.#analyzing;
   }
 
   /** Settles the step's plan when it may be over; the settling step when it did. */
