@@ -71,7 +71,7 @@ function propagateOverrides(command: Command, io: CliIO): void {
 
 /**
  * The command the line names: its first word that is neither an option nor a global option's
- * value; `'version'` for a line that only asks for the version; undefined when no command is named.
+ * value; `'--version'` for a line that only asks for the version; undefined when no command is named.
  */
 function commandNamed(program: Command, argv: readonly string[]): string | undefined {
   const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f) => f !== undefined)));
@@ -81,7 +81,7 @@ function commandNamed(program: Command, argv: readonly string[]): string | undef
     if (!word.startsWith('-')) return word;
     if (takesValue.has(word)) i++;
   }
-  return argv.includes('--version') || argv.includes('-V') ? 'version' : undefined;
+  return argv.includes('--version') || argv.includes('-V') ? '--version' : undefined;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

@@ -123,11 +123,11 @@ async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>
 }
 
 async function connectPostgres(target: { kind: 'postgres'; url: string }): Promise<Connection> {
-  // JIT compilation costs milliseconds that short transactional queries never win back (it kicked in on
-  // the outlook's estimate over stale statistics: 13 ms instead of well under one).
   const [{ default: pg }, { PostgresDb }] = await Promise.all([import('pg'), import('./sql/postgres-db.js')]);
-  // Idle connections stay open for minutes, not pg's 10 s: a worker whose tool ran 10 s found its
-  // connection gone and paid a reconnect (~19 ms) and the re-planning of its prepared statements.
+  // JIT compilation costs milliseconds that short transactional queries never win back (it kicked in on
+  // the outlook's estimate over stale statistics: 13 ms instead of well under one). Idle connections
+  // stay open for minutes, not pg's 10 s: a worker whose tool ran 10 s found its connection gone and
+  // paid a reconnect (~19 ms) and the re-planning of its prepared statements.
   const pool = new pg.Pool({ connectionString: target.url, max: 12, idleTimeoutMillis: 300_000, options: '-c jit=off' });
   pool.on('error', () => undefined); // an idle client's connection dropped: the pool replaces it
   try {

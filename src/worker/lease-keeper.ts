@@ -30,6 +30,10 @@ export type LeaseKeeping = 'starting' | 'thread' | 'main thread' | 'stopped';
  */
 export class LeaseKeeper {
   readonly #held = new Set<string>();
+  /** Leases taken and let go that the thread has not been told of yet (told once per turn of the event loop). */
+  readonly #toHold = new Set<string>();
+  readonly #toRelease = new Set<string>();
+  #telling: NodeJS.Immediate | undefined;
   readonly #everyMs: number;
   #thread: Thread | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -68,25 +72,32 @@ export class LeaseKeeper {
       this.#thread = undefined;
       this.#onMainThread();
     });
-    for (const token of this.#held) this.#tell({ hold: token });
+    for (const token of this.#held) this.#toHold.add(token);
+    this.#tell();
     return this;
   }
 
   /** A node was claimed by this worker: keep its lease. */
   hold(token: string): void {
     this.#held.add(token);
-    this.#tell({ hold: token });
+    this.#toHold.add(token);
+    this.#tell();
   }
 
   /** The node's result was written (or its attempt ended otherwise): its lease is no longer renewed. */
   release(token: string): void {
-    if (this.#held.delete(token)) this.#tell({ release: token });
+    if (!this.#held.delete(token)) return;
+    // A lease let go before the thread heard of it: the thread need not hear of either.
+    if (!this.#toHold.delete(token)) this.#toRelease.add(token);
+    this.#tell();
   }
 
   /** Stops renewing and closes the thread's connection. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       clearInterval(this.#timer);
+      clearImmediate(this.#telling);
+      this.#telling = undefined;
       const thread = this.#thread;
       this.#mode = 'stopped';
       this.#startedResolve('stopped');
@@ -103,8 +114,15 @@ export class LeaseKeeper {
     return this.#stopped;
   }
 
-  #tell(message: ToLeaseThread): void {
-    if (this.#mode !== 'main thread') this.#thread?.postMessage(message);
+  /** Tells the thread what changed, once this turn of the event loop is over (a burst of claims and ends is one message). */
+  #tell(): void {
+    this.#telling ??= setImmediate(() => {
+      this.#telling = undefined;
+      const message: ToLeaseThread = { hold: [...this.#toHold], release: [...this.#toRelease] };
+      this.#toHold.clear();
+      this.#toRelease.clear();
+      if (this.#mode !== 'main thread' && (message.hold.length > 0 || message.release.length > 0)) this.#thread?.postMessage(message);
+    });
   }
 
   #heard(message: FromLeaseThread): void {

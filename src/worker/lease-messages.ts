@@ -16,8 +16,8 @@ export interface LeaseThreadData {
   everyMs: number;
 }
 
-/** Main thread → lease thread. */
-export type ToLeaseThread = { hold: string } | { release: string } | { stop: true };
+/** Main thread → lease thread: the leases taken and let go since the last message (one message per turn of the event loop, not one per node). */
+export type ToLeaseThread = { hold: string[]; release: string[] } | { stop: true };
 
 /** Lease thread → main thread. */
 export type FromLeaseThread =

@@ -60,9 +60,10 @@ async function main(): Promise<void> {
   // Listening from the start: what the main thread says while the connection opens is kept.
   const stopping: { stop?: () => void; asked?: boolean } = {};
   port.on('message', (message: ToLeaseThread) => {
-    if ('hold' in message) held.add(message.hold);
-    else if ('release' in message) held.delete(message.release);
-    else if (stopping.stop) stopping.stop();
+    if ('hold' in message) {
+      for (const token of message.hold) held.add(token);
+      for (const token of message.release) held.delete(token);
+    } else if (stopping.stop) stopping.stop();
     else stopping.asked = true;
   });
   let db: Db;

@@ -27,10 +27,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 /**
  * Registers the commands the command line needs: only `name`'s module when it names a command,
- * none for a bare `--version`, every one otherwise (help, a mistyped command and its suggestions).
+ * none for a bare `--version` (`name` '--version'), every one otherwise (help, a mistyped command and its suggestions).
  */
 export async function registerCommands(program: Command, getContext: GetContext, name: string | undefined): Promise<void> {
-  if (name === 'version') return;
+  if (name === '--version') return;
   const loaders = name !== undefined && COMMANDS[name] ? [COMMANDS[name]] : Object.values(COMMANDS);
   const registers = new Set(await Promise.all(loaders.map((load) => load())));
   for (const register of registers) register(program, getContext);

@@ -54,16 +54,28 @@ export function chunk<T>(items: readonly T[], size = 500): T[][] {
   return out;
 }
 
+/** Statements with `:name` placeholders as `?` text and the names in order, worked out once per statement. */
+const compiled = new Map<string, { text: string; names: string[] }>();
+
 /**
  * A statement written with `:name` placeholders, turned into `?` placeholders and the matching
- * parameter list (a name may appear several times).
+ * parameter list (a name may appear several times). The text is rewritten once per statement (it
+ * ran for every node a step wrote: ~8% of the SQLite worker's time).
  */
 export function named(sql: string, values: Readonly<Record<string, unknown>>): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const text = sql.replace(/(?<!:):([a-z_][a-z0-9_]*)/gi, (_, name: string) => {
+  let statement = compiled.get(sql);
+  if (!statement) {
+    const names: string[] = [];
+    const text = sql.replace(/(?<!:):([a-z_][a-z0-9_]*)/gi, (_, name: string) => {
+      names.push(name);
+      return '?';
+    });
+    statement = { text, names };
+    if (compiled.size < 200) compiled.set(sql, statement);
+  }
+  const params = statement.names.map((name) => {
     if (!(name in values)) throw new Error(`no value for :${name}`);
-    params.push(values[name]);
-    return '?';
+    return values[name];
   });
-  return { sql: text, params };
+  return { sql: statement.text, params };
 }
