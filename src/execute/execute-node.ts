@@ -36,22 +36,26 @@ export interface ExecuteContext {
  * `ctx.signal` aborted the attempt, the error's `cause` is the signal's reason.
  */
 export async function executeNode(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue): Promise<{ output: string }> {
-  const controller = new AbortController();
+  // With a timeout, the tools get a signal of their own that the timer or the attempt's signal fires;
+  // without one, the attempt's signal itself (no controller and listener per attempt).
+  const controller = ctx.timeoutMs !== undefined ? new AbortController() : undefined;
   let timedOut = false;
   const timer =
-    ctx.timeoutMs !== undefined
+    controller && ctx.timeoutMs !== undefined
       ? setTimeout(() => {
           timedOut = true;
           controller.abort(new ToolError(`timed out after ${formatSeconds(ctx.timeoutMs ?? 0)}`));
         }, ctx.timeoutMs)
       : undefined;
-  const onAbort = () => controller.abort(ctx.signal.reason);
-  if (ctx.signal.aborted) onAbort();
-  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const onAbort = () => controller?.abort(ctx.signal.reason);
+  if (controller) {
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const signal = controller?.signal ?? ctx.signal;
   try {
     const scope: ReferenceScope = { params: ctx.params, nodes: ctx.nodes };
-    const result =
-      node.type === 'function' ? await runFunction(node, ctx, tools, scope, controller.signal) : await runMulti(node, ctx, tools, scope, controller.signal);
+    const result = node.type === 'function' ? await runFunction(node, ctx, tools, scope, signal) : await runMulti(node, ctx, tools, scope, signal);
     return { output: valueToText(result) };
   } catch (error) {
     if (timedOut) {
@@ -64,7 +68,7 @@ export async function executeNode(node: ExecutableNode, ctx: ExecuteContext, too
     throw toToolError(error);
   } finally {
     clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
+    if (controller) ctx.signal.removeEventListener('abort', onAbort);
   }
 }
 

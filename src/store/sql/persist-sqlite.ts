@@ -2,7 +2,7 @@ import type { ClaimedNode, HandOffOptions } from '../types.js';
 import { claimSqlite, toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
 import { insertEventRows } from './events.js';
 import { named, marks, type Queryable } from './executor.js';
-import { StaleStepError, type NodeWrite, type WriteSet } from './persist-rows.js';
+import { StaleStepError, type NodeWrite, type PlanWrite, type WriteSet } from './persist-rows.js';
 import { TOUCH_SQLITE } from './touch.js';
 
 /**
@@ -41,7 +41,9 @@ export interface Persisted {
 export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions): Promise<Persisted> {
   const handedRows: ClaimRow[] = [];
   for (const node of writes.nodes) {
-    const { sql, params } = named(UPDATE_NODE, { ...bools(node), owner: claim.owner, lease_ms: claim.leaseMs });
+    const { sql, params } = named(UPDATE_NODE, (name) =>
+      name === 'owner' ? claim.owner : name === 'lease_ms' ? claim.leaseMs : node[name as keyof NodeWrite],
+    );
     const [row] = await q.all<ClaimRow>(sql, params);
     if (!row) throw new StaleStepError();
     if (node.claim) handedRows.push(row);
@@ -53,7 +55,7 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
   }
   const planMoves = new Set<string>();
   for (const plan of writes.plans) {
-    const { sql, params } = named(UPDATE_PLAN, { ...plan, set_error: plan.set_error ? 1 : 0, waits: plan.waits ? 1 : 0 });
+    const { sql, params } = named(UPDATE_PLAN, (name) => plan[name as keyof PlanWrite]);
     if ((await q.all(sql, params)).length > 0) planMoves.add(plan.plan_id);
   }
   await insertEventRows(
@@ -68,12 +70,6 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     writes.nodes.map((n) => n.id),
   );
   return { handed, claimed, planMoves };
-}
-
-function bools(node: NodeWrite): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...node };
-  for (const [key, value] of Object.entries(node)) if (typeof value === 'boolean') out[key] = value ? 1 : 0;
-  return out;
 }
 
 async function withPlans(q: Queryable, rows: ClaimRow[]): Promise<ClaimedNode[]> {
