@@ -16,7 +16,7 @@ export interface Costs {
   walBytes: number;
   indexEntries: number;
   heap: Record<string, { inserted: number; updated: number; hot: number; indexes: string }>;
-  statements: Array<{ query: string; calls: number; rows: number; walBytes: number; execMs: number }>;
+  statements: Array<{ query: string; calls: number; rows: number; walBytes: number; execMs: number; planMs: number }>;
 }
 
 const TABLES = ['plans', 'nodes', 'edges', 'events', 'revisions'];
@@ -95,8 +95,8 @@ async function measure(client: pg.Client, url: string, tools: ToolCatalogue, pla
   await settled(client);
   const after = await snapshot(client);
   const statements = (
-    await client.query<{ query: string; calls: string; rows: string; blocks: string; wal: string; ms: string }>(
-      `SELECT query, calls, rows, shared_blks_hit + shared_blks_read AS blocks, wal_bytes AS wal, total_exec_time AS ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    await client.query<{ query: string; calls: string; rows: string; blocks: string; wal: string; ms: string; plan: string }>(
+      `SELECT query, calls, rows, shared_blks_hit + shared_blks_read AS blocks, wal_bytes AS wal, total_exec_time AS ms, total_plan_time AS plan FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     )
   ).rows.filter((s) => !MEASURING.test(s.query));
   const heap: Costs['heap'] = {};
@@ -120,7 +120,14 @@ async function measure(client: pg.Client, url: string, tools: ToolCatalogue, pla
     indexEntries: after.items - before.items,
     heap,
     statements: statements
-      .map((s) => ({ query: s.query.replace(/\s+/g, ' '), calls: Number(s.calls), rows: Number(s.rows), walBytes: Number(s.wal), execMs: Number(s.ms) }))
+      .map((s) => ({
+        query: s.query.replace(/\s+/g, ' '),
+        calls: Number(s.calls),
+        rows: Number(s.rows),
+        walBytes: Number(s.wal),
+        execMs: Number(s.ms),
+        planMs: Number(s.plan),
+      }))
       .sort((a, b) => b.calls - a.calls),
   };
 }
@@ -139,10 +146,10 @@ function report(name: string, unit: string, count: number, costs: Costs): string
     if (h.inserted + h.updated === 0) continue;
     lines.push(`  ${table}: rows inserted ${per(h.inserted, count)}, updated ${per(h.updated, count)} (HOT ${per(h.hot, count)}); ${h.indexes}`);
   }
-  lines.push(`  statements, most called first (calls, rows, WAL bytes and server time in ms per ${unit}):`);
+  lines.push(`  statements, most called first (calls, rows, WAL bytes, server time executing and planning in ms, per ${unit}):`);
   for (const s of costs.statements.slice(0, 12))
     lines.push(
-      `    ${per(s.calls, count).padStart(6)} ${per(s.rows, count).padStart(7)} ${per(s.walBytes, count).padStart(7)} ${(s.execMs / count).toFixed(3).padStart(7)}  ${s.query.slice(0, 100)}`,
+      `    ${per(s.calls, count).padStart(6)} ${per(s.rows, count).padStart(7)} ${per(s.walBytes, count).padStart(7)} ${(s.execMs / count).toFixed(3).padStart(7)} ${(s.planMs / count).toFixed(3).padStart(7)}  ${s.query.slice(0, 90)}`,
     );
   return lines;
 }
@@ -164,6 +171,7 @@ export async function measureStepCosts(sizes: { chain: number; nodes: number } =
   const server = await startPrivatePostgres({
     shared_preload_libraries: 'pg_stat_statements',
     'pg_stat_statements.track': 'all',
+    'pg_stat_statements.track_planning': 'on',
     autovacuum: 'off',
     jit: 'off',
   });
