@@ -21,9 +21,13 @@ export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts
   const facts: PlanFacts = { active: row?.active === true || row?.active === 1, failed: row?.failed === true || row?.failed === 1 };
   if (facts.active || !facts.failed) return facts;
   const [count] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM nodes WHERE plan_id = ? AND status = 'failed'`, [planId]);
+  // In the order they failed, as the audit log recorded it: `finished_at` has millisecond steps, and
+  // two nodes failing within one millisecond (or not) would be ordered differently from run to run.
   const first = await q.all<{ node: string; error: string | null }>(
-    `SELECT node_id AS "node", error FROM nodes WHERE plan_id = ? AND status = 'failed' ORDER BY COALESCE(finished_at, 0), id LIMIT ${FAILURES_READ}`,
-    [planId],
+    `SELECT n.node_id AS "node", n.error FROM nodes n LEFT JOIN (SELECT node_id, MAX(id) AS "last" FROM events ` +
+      `WHERE plan_id = ? AND kind = 'status' AND to_status = 'failed' GROUP BY node_id) f ON f.node_id = n.node_id ` +
+      `WHERE n.plan_id = ? AND n.status = 'failed' ORDER BY COALESCE(f."last", 0), n.id LIMIT ${FAILURES_READ}`,
+    [planId, planId],
   );
   facts.failures = {
     count: Number(count?.n ?? first.length),
