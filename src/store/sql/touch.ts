@@ -21,8 +21,11 @@ export const TOUCH_SQLITE = `UPDATE plans SET updated_at = NOW WHERE id = ? RETU
 
 /**
  * PostgreSQL: CTEs for a statement whose other CTEs wrote the nodes; `ids` is a query for the plan
- * ids to touch (reading the writing CTEs' RETURNING, so the touch follows their rows).
+ * ids to touch (reading the writing CTEs' RETURNING, so the touch follows their rows). The ids are
+ * gathered into an array first (`= ANY(ARRAY(…))`), so that the plan rows are found through the primary
+ * key: as `IN (…)` and a join, the planner, expecting many ids from the CTEs, hashed them against a
+ * scan of every plan — a chain step took 3.5 ms instead of 0.9 with 10,000 plans stored.
  */
 export const pgTouch = (ids: string): string =>
-  `pt AS (SELECT p.id FROM plans p WHERE p.id IN (${ids}) ORDER BY p.id FOR NO KEY UPDATE OF p SKIP LOCKED), ` +
-  `ptu AS (UPDATE plans SET updated_at = NOW FROM pt WHERE plans.id = pt.id)`;
+  `pt AS (SELECT p.id FROM plans p WHERE p.id = ANY(ARRAY(${ids})) ORDER BY p.id FOR NO KEY UPDATE OF p SKIP LOCKED), ` +
+  `ptu AS (UPDATE plans SET updated_at = NOW WHERE plans.id = ANY(ARRAY(SELECT id FROM pt)))`;
