@@ -3,7 +3,7 @@
  * counted — one round trip and one commit per chain step, two node updates and three events.
  */
 import { describe, expect, it } from 'vitest';
-import { measureStepCosts } from '../../src/bench/costs/step-costs.js';
+import { measureStepCosts } from '../../src/bench/step-costs.js';
 import { testBackend } from '../support/db.js';
 
 describe.runIf(testBackend() === 'postgres')('what a step costs (a private PostgreSQL server)', () => {

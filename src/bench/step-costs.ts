@@ -1,11 +1,11 @@
 import pg from 'pg';
-import { openStore } from '../../store/index.js';
-import type { CreatePlanInput } from '../../store/types.js';
-import type { ToolCatalogue } from '../../tools/types.js';
-import { RunLog } from '../scenarios/run-log.js';
-import { runPlan } from '../scenarios/run-plan.js';
-import { chainPlan, independentPlan } from '../scenarios/shapes.js';
-import { startPrivatePostgres } from '../private-postgres.js';
+import { openStore } from '../store/index.js';
+import type { CreatePlanInput } from '../store/types.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { RunLog } from './scenarios/run-log.js';
+import { runPlan } from './scenarios/run-plan.js';
+import { chainPlan, independentPlan } from './scenarios/shapes.js';
+import { startPrivatePostgres } from './private-postgres.js';
 
 /** The counters of a run, summed: statements and what they did, from pg_stat_statements and the statistics views. */
 export interface Costs {
