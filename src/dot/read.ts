@@ -3,6 +3,7 @@ import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { DOT_LIMITS, LIMIT_SETTINGS, MAX_DOT_NESTING } from './limits.js';
 import { diagnoseParseError, undirected } from './parse-errors.js';
+import { readPieces } from './pieces.js';
 import { prepareDot } from './prepare.js';
 import { walkGraph } from './walk.js';
 
@@ -47,6 +48,11 @@ export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
     });
   }
   if (prepared.tooDeep !== undefined) fail(tooDeep(source, prepared.tooDeep));
+  const sliceOriginal = (from: number, to: number) => source.slice(prepared.originalOffset(from), prepared.originalOffset(to));
+  if (prepared.text.length >= PIECES_FROM) {
+    const graph = readPieces(prepared.text, sliceOriginal, { perPiece: STATEMENTS_PER_PIECE, maxASTNodes });
+    if (graph) return graph;
+  }
   let ast: DotASTNode;
   try {
     ast = parse(prepared.text, { maxASTNodes, maxInputSize: 0 });
@@ -70,8 +76,12 @@ export function readDot(text: string, options: ReadDotOptions = {}): PlanGraph {
     const start = graph.location?.start;
     fail(undirected(start ? { line: start.line, column: start.column } : {}));
   }
-  return walkGraph(graph, (from, to) => source.slice(prepared.originalOffset(from), prepared.originalOffset(to)));
+  return walkGraph(graph, sliceOriginal);
 }
+
+/** Texts from this size on are read in pieces (pieces.ts): the parser's tree of a whole 10,000-node plan held ~150 MB. */
+export const PIECES_FROM = 128 * 1024;
+const STATEMENTS_PER_PIECE = 200;
 
 const UNCLOSED = {
   string: ['a quoted string', 'add the closing "'],

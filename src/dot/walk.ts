@@ -6,6 +6,17 @@ import { unquote } from './strings.js';
 /** Gives the original text between two offsets of the parsed text. */
 export type SliceOriginal = (from: number, to: number) => string;
 
+/**
+ * Where parsed statements stand in the original text: their offsets through `slice`; their lines
+ * `lines` further down, and on their first line `columns` further right (a piece parsed on its own,
+ * pieces.ts; both 0 for the whole text).
+ */
+export interface TextPlace {
+  slice: SliceOriginal;
+  lines: number;
+  columns: number;
+}
+
 /** Default attributes and the cluster in force where a statement stands. */
 interface Scope {
   nodeDefaults: Attributes;
@@ -23,16 +34,33 @@ interface Scope {
  * merges repeated edges.
  */
 export function walkGraph(graph: GraphASTNode, sliceOriginal: SliceOriginal): PlanGraph {
+  const place = { slice: sliceOriginal, lines: 0, columns: 0 };
+  const walker = graphWalker(graph.strict);
+  walker.statements(graph.children, place);
+  return walker.finish(graph.id, place);
+}
+
+/** Feeds a graph's top-level statements in order, in as many pieces as wanted (pieces.ts), then gives the PlanGraph. */
+export interface GraphWalker {
+  /** The next top-level statements, and where they stand in the original text. */
+  statements(children: readonly ClusterStatementASTNode[], place: TextPlace): void;
+  finish(id: LiteralASTNode | undefined, place: TextPlace): PlanGraph;
+}
+
+export function graphWalker(strict: boolean): GraphWalker {
   const nodes = new Map<string, GraphNode>();
   const clusters = new Map<string, GraphCluster>();
   const edges: GraphEdge[] = [];
   const edgeIndex = new Map<string, GraphEdge>();
   const attributes: Attributes = {};
+  // The top level's scope lives across pieces: its defaults hold for every later statement.
+  const top: Scope = { nodeDefaults: {}, edgeDefaults: {}, graphAttributes: attributes };
+  let place: TextPlace = { slice: () => '', lines: 0, columns: 0 };
 
   const text = (literal: LiteralASTNode): string => {
     const range = literal.location;
     if (!range || literal.quoted === false) return literal.value;
-    const raw = sliceOriginal(range.start.offset, range.end.offset);
+    const raw = place.slice(range.start.offset, range.end.offset);
     return literal.quoted === 'html' ? raw : unquote(raw.slice(1, -1));
   };
 
@@ -58,7 +86,7 @@ export function walkGraph(graph: GraphASTNode, sliceOriginal: SliceOriginal): Pl
 
   const addEdge = (from: string, to: string, own: Attributes, range: FileRange | undefined): void => {
     const key = JSON.stringify([from, to]);
-    const existing = graph.strict ? edgeIndex.get(key) : undefined;
+    const existing = strict ? edgeIndex.get(key) : undefined;
     if (existing) {
       mergeInto(existing.attributes, own);
       return;
@@ -134,20 +162,23 @@ export function walkGraph(graph: GraphASTNode, sliceOriginal: SliceOriginal): Pl
     }
   };
 
-  walk(graph.children, { nodeDefaults: {}, edgeDefaults: {}, graphAttributes: attributes });
-  const plan: PlanGraph = {
-    strict: graph.strict,
-    attributes,
-    nodes: [...nodes.values()],
-    edges,
-    clusters: [...clusters.values()],
+  const at = (range: FileRange): SourceLocation => {
+    const { line, column } = range.start;
+    return { line: line + place.lines, column: line === 1 ? column + place.columns : column };
   };
-  if (graph.id) plan.name = text(graph.id);
-  return plan;
-}
 
-function at(range: FileRange): SourceLocation {
-  return { line: range.start.line, column: range.start.column };
+  return {
+    statements(children, where) {
+      place = where;
+      walk(children, top);
+    },
+    finish(id, where) {
+      place = where;
+      const plan: PlanGraph = { strict, attributes, nodes: [...nodes.values()], edges, clusters: [...clusters.values()] };
+      if (id) plan.name = text(id);
+      return plan;
+    },
+  };
 }
 
 function mergeInto(target: Attributes, source: Attributes): void {
