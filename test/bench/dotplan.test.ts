@@ -56,8 +56,8 @@ function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgre
     { nodes: 60, done: 60, ranOnce: 60, planStatus: 'completed' },
     { nodes: 301, done: 301, ranOnce: 301, planStatus: 'completed' },
   ]);
-  // The idle polls ran over every stored plan (the six measured plans too) and claimed nothing.
-  expect(report.idlePoll).toEqual({ plans: 206, claimed: 0 });
+  // The idle polls ran over every stored plan (the six measured plans too, and the agent chain's root and 30 children) and claimed nothing.
+  expect(report.idlePoll).toEqual({ plans: 206 + 31, claimed: 0 });
   expect(report.results.map((r) => [r.backend, r.scenario, r.unit])).toEqual([
     [backend, 'throughput', 'nodes/s'],
     [backend, 'chain-latency-p50', 'ms'],

@@ -14,12 +14,15 @@ export async function insertEvents(q: Queryable, events: readonly EventInput[]):
 
 /** One multi-row INSERT per 400 events. */
 export async function insertEventRows(q: Queryable, rows: readonly EventWrite[]): Promise<void> {
-  for (const part of chunk(rows, 400)) {
-    await q.run(
-      INSERT + part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)').join(', '),
-      part.flatMap((e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
-    );
-  }
+  for (const write of eventStatements(rows)) await q.run(write.sql, write.params);
+}
+
+/** The INSERTs of event rows, 400 a statement (ids follow the order). */
+export function eventStatements(rows: readonly EventWrite[]): Array<{ sql: string; params: unknown[] }> {
+  return chunk(rows, 400).map((part) => ({
+    sql: INSERT + part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)').join(', '),
+    params: part.flatMap((e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
+  }));
 }
 
 export async function listEvents(

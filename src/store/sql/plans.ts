@@ -6,7 +6,8 @@ import type { GraphEdge, GraphNode } from '../../model/types.js';
 import { NODE_WAITS } from '../../model/waiting.js';
 import { encodeText } from '../text.js';
 import type { CreatePlanInput } from '../types.js';
-import { insertEvents } from './events.js';
+import { eventStatements } from './events.js';
+import { toEventWrites } from './persist-rows.js';
 import { chunk, type Queryable } from './executor.js';
 
 export function planNotFound(id: string): NotFoundError {
@@ -19,18 +20,34 @@ export function nodeNotFound(planId: string, nodeId: string): NotFoundError {
   );
 }
 
+/** One SQL statement and its parameters (`?` placeholders, `NOW`). */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
  * A new plan's rows: the plan, revision 1, one row per node (its live state and readiness counters
  * from `snapshot`) and per edge, and the creation events, then `also` (events of other plans: a child's
- * start on its parent node). Returns the nodes' row ids.
+ * start on its parent node) and `with` (other writes of the same transaction: a parent node's move to
+ * wait on its new child). Returns the nodes' row ids. On PostgreSQL a plan of up to 300 nodes is one
+ * statement (each write a data-modifying CTE; foreign keys are checked at its end), on SQLite a few.
  */
-export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot: Snapshot, also: readonly EventInput[] = []): Promise<Map<string, number>> {
+export async function insertPlan(
+  q: Queryable,
+  input: CreatePlanInput,
+  snapshot: Snapshot,
+  also: readonly EventInput[] = [],
+  with_: readonly Statement[] = [],
+): Promise<Map<string, number>> {
   const { plan } = snapshot;
   const { graph } = input;
-  await q.run(
-    `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of, ` +
+  const writes: Statement[] = [...with_];
+  writes.push({
+    sql:
+      `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of, ` +
       `parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
+    params: [
       plan.id,
       encodeText(input.title),
       plan.status,
@@ -47,48 +64,61 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
       input.child?.agentCode ?? null,
       input.child?.instance ?? null,
     ],
-  );
-  await q.run(`INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, 1, ?, ?, ?, NULL, NOW)`, [
-    plan.id,
-    encodeText(input.dot),
-    input.author,
-    encodeText(input.updateLog),
-  ]);
-  const rows = await insertNodes(q, plan.id, graph.nodes, snapshot.nodes);
-  await insertEdges(q, plan.id, graph.edges);
+  });
+  writes.push({
+    sql: `INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, 1, ?, ?, ?, NULL, NOW)`,
+    params: [plan.id, encodeText(input.dot), input.author, encodeText(input.updateLog)],
+  });
+  writes.push(...edgeStatements(plan.id, graph.edges));
   const driver = input.author === 'llm' ? 'llm' : input.author === 'person' ? 'person' : 'operator';
   const actor = input.actor !== undefined ? { actor: input.actor } : {};
-  await insertEvents(q, [
-    {
-      planId: plan.id,
-      kind: 'revision',
-      driver,
-      ...actor,
-      reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
-      detail: {
-        revision: 1,
-        author: input.author,
-        ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
-      },
-    },
-    {
-      planId: plan.id,
-      kind: 'status',
-      driver,
-      ...actor,
-      from: '',
-      to: plan.status,
-      reason: input.template ? `created from template ${input.template}` : 'created',
-    },
-    ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
-    ...also,
-  ]);
+  writes.push(
+    ...eventStatements(
+      toEventWrites([
+        {
+          planId: plan.id,
+          kind: 'revision',
+          driver,
+          ...actor,
+          reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
+          detail: {
+            revision: 1,
+            author: input.author,
+            ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
+          },
+        },
+        {
+          planId: plan.id,
+          kind: 'status',
+          driver,
+          ...actor,
+          from: '',
+          to: plan.status,
+          reason: input.template ? `created from template ${input.template}` : 'created',
+        },
+        ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
+        ...also,
+      ]),
+    ),
+  );
+  // A node of a plan that is not running is held (migration 0010): the plan's status is known here.
+  const held = plan.status === 'running' ? 0 : 1;
+  const nodes = nodeStatements(plan.id, graph.nodes, snapshot.nodes, held);
+  const events = writes.filter((w) => w.sql.startsWith('INSERT INTO events')).length;
+  // One statement only where the order of its parts does not matter (event ids follow one INSERT's rows).
+  if (q.dialect === 'postgres' && nodes.length === 1 && events <= 1) {
+    const ctes = writes.map((w, i) => `w${i} AS (${w.sql})`).join(', ');
+    return nodeRows(await q.all(`WITH ${ctes} ${nodes[0]!.sql}`, [...writes.flatMap((w) => w.params), ...nodes[0]!.params]));
+  }
+  for (const write of writes) await q.run(write.sql, write.params);
+  const rows = new Map<string, number>();
+  for (const part of nodes) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
   return rows;
 }
 
 const HELD = `(SELECT CASE WHEN p.status = 'running' THEN 0 ELSE 1 END FROM plans p WHERE p.id = ?)`;
 
-/** Node rows for graph nodes with their live state; returns node id → row id. */
+/** Node rows for graph nodes with their live state, in a plan already stored; returns node id → row id. */
 export async function insertNodes(
   q: Queryable,
   planId: string,
@@ -96,27 +126,38 @@ export async function insertNodes(
   states: ReadonlyMap<string, NodeState>,
 ): Promise<Map<string, number>> {
   const rows = new Map<string, number>();
-  for (const part of chunk(nodes, 300)) {
-    // A node born waiting for an answer (the LLM may add one) waits from now.
-    // A node of a plan that is not running is held (migration 0010: claims do not scan it).
-    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${HELD})`).join(', ');
-    const inserted = await q.all<{ id: number; nodeId: string }>(
-      `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held) ` +
-        `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
-      part.flatMap((node) => [...nodeValues(planId, node, states.get(node.id)!), planId]),
-    );
-    for (const row of inserted) rows.set(row.nodeId, Number(row.id));
-  }
+  for (const part of nodeStatements(planId, nodes, states)) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
   return rows;
 }
 
+/** The INSERTs of node rows, 300 a statement; `held` as given, or read from the stored plan. */
+function nodeStatements(planId: string, nodes: readonly GraphNode[], states: ReadonlyMap<string, NodeState>, held?: 0 | 1): Statement[] {
+  return chunk(nodes, 300).map((part) => {
+    // A node born waiting for an answer (the LLM may add one) waits from now.
+    // A node of a plan that is not running is held (migration 0010: claims do not scan it).
+    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${held ?? HELD})`).join(', ');
+    return {
+      sql:
+        `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held) ` +
+        `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
+      params: part.flatMap((node) => [...nodeValues(planId, node, states.get(node.id)!), ...(held === undefined ? [planId] : [])]),
+    };
+  });
+}
+
+function nodeRows(rows: ReadonlyArray<{ id: number | string; nodeId: string }>): Map<string, number> {
+  return new Map(rows.map((row) => [row.nodeId, Number(row.id)]));
+}
+
 export async function insertEdges(q: Queryable, planId: string, edges: readonly GraphEdge[]): Promise<void> {
-  for (const part of chunk(edges)) {
-    await q.run(
-      `INSERT INTO edges (plan_id, from_node, to_node, when_match) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      part.flatMap((e) => [planId, e.from, e.to, encodeText(e.attributes.when)]),
-    );
-  }
+  for (const write of edgeStatements(planId, edges)) await q.run(write.sql, write.params);
+}
+
+function edgeStatements(planId: string, edges: readonly GraphEdge[]): Statement[] {
+  return chunk(edges).map((part) => ({
+    sql: `INSERT INTO edges (plan_id, from_node, to_node, when_match) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
+    params: part.flatMap((e) => [planId, e.from, e.to, encodeText(e.attributes.when)]),
+  }));
 }
 
 function nodeValues(planId: string, node: GraphNode, state: NodeState): unknown[] {

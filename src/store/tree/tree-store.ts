@@ -85,11 +85,11 @@ export class TreeStore {
       snapshot.plan.root = root;
       const { agentCode, detach, ...input } = child;
       // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
-      // before the child starts: a child with nothing to run ends at once, and its end finishes the node.
-      await q.run(`UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`, [
-        id,
-        rowId,
-      ]);
+      // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
+      const wait = {
+        sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
+        params: [id, rowId],
+      };
       const rows = await insertPlan(
         q,
         { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
@@ -105,6 +105,7 @@ export class TreeStore {
             detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
           },
         ],
+        [wait],
       );
       const written: Written[] = [];
       if (detach) written.push(await this.#finishDetached(q, claim, id));
