@@ -26,6 +26,12 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/** One SQL statement and its parameters (`?` placeholders, `NOW`), to run now or as part of a larger one. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /** `NOW` (epoch ms, database clock) spelled for each dialect. */
 export const NOW_SQL: Readonly<Record<Dialect, string>> = {
   sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)`,

@@ -8,7 +8,7 @@ import { encodeText } from '../text.js';
 import type { CreatePlanInput } from '../types.js';
 import { eventStatements } from './events.js';
 import { toEventWrites } from './persist-rows.js';
-import { chunk, type Queryable } from './executor.js';
+import { chunk, type Queryable, type Statement } from './executor.js';
 
 export function planNotFound(id: string): NotFoundError {
   return new NotFoundError(`plan ${JSON.stringify(id)} not found; list the stored plans with \`dotplan plan list\``);
@@ -20,16 +20,10 @@ export function nodeNotFound(planId: string, nodeId: string): NotFoundError {
   );
 }
 
-/** One SQL statement and its parameters (`?` placeholders, `NOW`). */
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
 /**
  * A new plan's rows: the plan, revision 1, one row per node (its live state and readiness counters
  * from `snapshot`) and per edge, and the creation events, then `also` (events of other plans: a child's
- * start on its parent node) and `with` (other writes of the same transaction: a parent node's move to
+ * start on its parent node) and `alongside` (other writes of the same transaction: a parent node's move to
  * wait on its new child). Returns the nodes' row ids. On PostgreSQL a plan of up to 300 nodes is one
  * statement (each write a data-modifying CTE; foreign keys are checked at its end), on SQLite a few.
  */
@@ -38,11 +32,11 @@ export async function insertPlan(
   input: CreatePlanInput,
   snapshot: Snapshot,
   also: readonly EventInput[] = [],
-  with_: readonly Statement[] = [],
+  alongside: readonly Statement[] = [],
 ): Promise<Map<string, number>> {
   const { plan } = snapshot;
   const { graph } = input;
-  const writes: Statement[] = [...with_];
+  const writes: Statement[] = [...alongside];
   writes.push({
     sql:
       `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of, ` +
@@ -72,41 +66,39 @@ export async function insertPlan(
   writes.push(...edgeStatements(plan.id, graph.edges));
   const driver = input.author === 'llm' ? 'llm' : input.author === 'person' ? 'person' : 'operator';
   const actor = input.actor !== undefined ? { actor: input.actor } : {};
-  writes.push(
-    ...eventStatements(
-      toEventWrites([
-        {
-          planId: plan.id,
-          kind: 'revision',
-          driver,
-          ...actor,
-          reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
-          detail: {
-            revision: 1,
-            author: input.author,
-            ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
-          },
+  const events = eventStatements(
+    toEventWrites([
+      {
+        planId: plan.id,
+        kind: 'revision',
+        driver,
+        ...actor,
+        reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
+        detail: {
+          revision: 1,
+          author: input.author,
+          ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
         },
-        {
-          planId: plan.id,
-          kind: 'status',
-          driver,
-          ...actor,
-          from: '',
-          to: plan.status,
-          reason: input.template ? `created from template ${input.template}` : 'created',
-        },
-        ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
-        ...also,
-      ]),
-    ),
+      },
+      {
+        planId: plan.id,
+        kind: 'status',
+        driver,
+        ...actor,
+        from: '',
+        to: plan.status,
+        reason: input.template ? `created from template ${input.template}` : 'created',
+      },
+      ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
+      ...also,
+    ]),
   );
+  writes.push(...events);
   // A node of a plan that is not running is held (migration 0010): the plan's status is known here.
   const held = plan.status === 'running' ? 0 : 1;
   const nodes = nodeStatements(plan.id, graph.nodes, snapshot.nodes, held);
-  const events = writes.filter((w) => w.sql.startsWith('INSERT INTO events')).length;
   // One statement only where the order of its parts does not matter (event ids follow one INSERT's rows).
-  if (q.dialect === 'postgres' && nodes.length === 1 && events <= 1) {
+  if (q.dialect === 'postgres' && nodes.length === 1 && events.length <= 1) {
     const ctes = writes.map((w, i) => `w${i} AS (${w.sql})`).join(', ');
     return nodeRows(await q.all(`WITH ${ctes} ${nodes[0]!.sql}`, [...writes.flatMap((w) => w.params), ...nodes[0]!.params]));
   }
