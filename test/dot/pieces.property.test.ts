@@ -34,7 +34,7 @@ const id = fc.oneof(
   { weight: 4, arbitrary: plainId },
   fc.constantFrom('1', '-2', '.5', '3.25', '-0.5'),
   anyText.map((text) => quote(text)),
-  fc.constantFrom('<<b>x</b>>', '<y>', '<>'),
+  fc.constantFrom('<<b>x</b>>', '<y>', '<>', '"two\nlines"', '"crlf\r\nin it"', '"a\\\nb"'),
 );
 const gap = fc.constantFrom(' ', '\n', '\n\n  ', '\t', ' /* c; } { */ ', ' // c } ;\n', '\n# c\n', '\r\n');
 const separator = fc.oneof(
