@@ -4,6 +4,7 @@ import type { CreatePlanInput } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { RunLog } from './scenarios/run-log.js';
 import { runPlan } from './scenarios/run-plan.js';
+import { agentChainPlan, agentWorld } from './scenarios/agents.js';
 import { chainPlan, independentPlan } from './scenarios/shapes.js';
 import { startPrivatePostgres } from './private-postgres.js';
 
@@ -82,14 +83,17 @@ async function created(url: string, input: CreatePlanInput): Promise<string> {
  * Runs the plan to its end with a real worker (concurrency 10) on a store of its own, and counts what
  * that cost the server; the store is closed before the counters are read (so that they are all in).
  */
-async function measure(client: pg.Client, url: string, tools: ToolCatalogue, planId: string): Promise<Costs> {
+async function measure(client: pg.Client, url: string, tools: ToolCatalogue, planId: string, agents?: number): Promise<Costs> {
   await settled(client);
   await client.query('SELECT pg_stat_statements_reset()');
   const before = await snapshot(client);
   const store = await openStore({ url });
+  // Agent nodes need the starter of their children (the bench's one-node workflow agent).
+  const world = agents !== undefined ? await agentWorld(store, tools, agents + 10) : undefined;
   try {
-    await runPlan(store, tools, planId, 10, 600_000);
+    await runPlan(store, tools, planId, 10, 600_000, world?.children);
   } finally {
+    await world?.dispose();
     await store.close();
   }
   await settled(client);
@@ -154,11 +158,13 @@ function report(name: string, unit: string, count: number, costs: Costs): string
   return lines;
 }
 
-/** The counts of both runs, and the server they were taken on. */
+/** The counts of the runs, and the server they were taken on. */
 export interface StepCosts {
   server: string;
   chain: { steps: number; costs: Costs };
   throughput: { nodes: number; costs: Costs };
+  /** A chain of agent nodes, each running a one-node workflow child (the agent step of `dotplan bench`). */
+  agents?: { steps: number; costs: Costs };
 }
 
 /**
@@ -166,7 +172,9 @@ export interface StepCosts {
  * on any machine): a chain of `chain` no-op nodes and `nodes` independent ones, each run to its end by
  * a real worker on a private server with pg_stat_statements.
  */
-export async function measureStepCosts(sizes: { chain: number; nodes: number } = { chain: 500, nodes: 10_000 }): Promise<StepCosts> {
+export async function measureStepCosts(
+  sizes: { chain: number; nodes: number; agents?: number } = { chain: 500, nodes: 10_000, agents: 200 },
+): Promise<StepCosts> {
   // Autovacuum off: what a run wrote stays countable (nothing is cleaned up behind the counts).
   const server = await startPrivatePostgres({
     shared_preload_libraries: 'pg_stat_statements',
@@ -185,7 +193,15 @@ export async function measureStepCosts(sizes: { chain: number; nodes: number } =
       const tools = await log.registry();
       const chain = await measure(client, server.url, tools, await created(server.url, chainPlan(sizes.chain)));
       const throughput = await measure(client, server.url, tools, await created(server.url, independentPlan(sizes.nodes)));
-      return { server: await server.version(), chain: { steps: sizes.chain, costs: chain }, throughput: { nodes: sizes.nodes, costs: throughput } };
+      const agents = sizes.agents
+        ? { steps: sizes.agents, costs: await measure(client, server.url, tools, await created(server.url, agentChainPlan(sizes.agents)), sizes.agents) }
+        : undefined;
+      return {
+        server: await server.version(),
+        chain: { steps: sizes.chain, costs: chain },
+        throughput: { nodes: sizes.nodes, costs: throughput },
+        ...(agents ? { agents } : {}),
+      };
     } finally {
       await client.end();
     }
@@ -202,5 +218,6 @@ export function formatStepCosts(costs: StepCosts): string {
     ...report('chain step', 'step', costs.chain.steps, costs.chain.costs),
     '',
     ...report('throughput', 'node', costs.throughput.nodes, costs.throughput.costs),
+    ...(costs.agents ? ['', ...report('agent step (a one-node workflow child)', 'step', costs.agents.steps, costs.agents.costs)] : []),
   ].join('\n');
 }

@@ -23,4 +23,19 @@ describe.runIf(testBackend() === 'postgres')('what a step costs (a private Postg
     expect(throughput.costs.heap.nodes).toMatchObject({ updated: 2 * throughput.nodes });
     expect(throughput.costs.roundTrips).toBeLessThan(throughput.nodes);
   }, 120_000);
+
+  it('counts an agent step: one plan, revision and node inserted for its child, two transactions, four step statements', async () => {
+    const { agents } = await measureStepCosts({ chain: 10, nodes: 10, agents: 30 });
+    const costs = agents!.costs;
+    expect(costs.heap.plans?.inserted).toBe(agents!.steps);
+    expect(costs.heap.revisions?.inserted).toBe(agents!.steps);
+    expect(costs.heap.nodes?.inserted).toBe(agents!.steps);
+    // Two transactions per agent step: the child's start, and its node's finish that ends it and the agent node.
+    const begins = costs.statements.find((s) => s.query === 'BEGIN')?.calls ?? 0;
+    expect(begins / agents!.steps).toBeGreaterThanOrEqual(2);
+    expect(begins / agents!.steps).toBeLessThan(2.2);
+    // The step statement runs four times (child start, child node finish, child end, agent node finish): fewer is the aim.
+    expect(costs.statements[0]!.query).toMatch(/^WITH v AS/);
+    expect(costs.statements[0]!.calls / agents!.steps).toBeLessThanOrEqual(4.1);
+  }, 120_000);
 });

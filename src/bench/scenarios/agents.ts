@@ -23,7 +23,7 @@ const TEMPLATES = {
 };
 
 /** A scratch folder holding the agents' templates; the starter that makes children of them. */
-async function agentWorld(store: Store, tools: ToolCatalogue, maxChildPlans: number) {
+export async function agentWorld(store: Store, tools: ToolCatalogue, maxChildPlans: number) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-agents-'));
   await mkdir(path.join(dir, 'templates'));
   for (const [name, text] of Object.entries(TEMPLATES)) await writeFile(path.join(dir, 'templates', `${name}.dot`), text);
@@ -55,9 +55,7 @@ export async function measureAgentChain(
 ): Promise<BenchResult> {
   const world = await agentWorld(store, tools, steps + 10);
   try {
-    const nodes = Array.from({ length: steps }, (_, i) => ({ id: `a${i}`, attributes: { type: 'agent', agentCode: 'one', task: `step ${i}` } }));
-    const edges = nodes.slice(1).map((node, i) => ({ from: nodes[i]!.id, to: node.id, attributes: {} }));
-    const plan = await store.plans.create(planInputOf(`agent chain: ${steps} steps`, nodes, edges));
+    const plan = await store.plans.create(agentChainPlan(steps));
     await runPlan(store, tools, plan.id, concurrency, 60_000 + steps * 200, world.children);
     const childIds = (await store.plans.nodes(plan.id)).map((n) => n.childPlanId).filter((id): id is string => id !== undefined);
     if (childIds.length !== steps) throw new Error(`agent chain: ${childIds.length} children for ${steps} agent nodes`);
@@ -66,6 +64,13 @@ export async function measureAgentChain(
   } finally {
     await world.dispose();
   }
+}
+
+/** A chain of `steps` agent nodes, each run by agent `one` (agentWorld): a one-node workflow child. */
+export function agentChainPlan(steps: number) {
+  const nodes = Array.from({ length: steps }, (_, i) => ({ id: `a${i}`, attributes: { type: 'agent', agentCode: 'one', task: `step ${i}` } }));
+  const edges = nodes.slice(1).map((node, i) => ({ from: nodes[i]!.id, to: node.id, attributes: {} }));
+  return planInputOf(`agent chain: ${steps} steps`, nodes, edges);
 }
 
 /**
