@@ -84,6 +84,7 @@ export class SqlPlanStore implements PlanStore {
       const { revised } = write;
       const inserted = await writeStructure(q, {
         planId,
+        planStatus: loaded.plan.status,
         number,
         parent: latest.number,
         dot: write.dot,

@@ -94,9 +94,7 @@ export async function insertPlan(
     ]),
   );
   writes.push(...events);
-  // A node of a plan that is not running is held (migration 0010): the plan's status is known here.
-  const held = plan.status === 'running' ? 0 : 1;
-  const nodes = nodeStatements(plan.id, graph.nodes, snapshot.nodes, held);
+  const nodes = nodeStatements(plan.id, plan.status, graph.nodes, snapshot.nodes);
   // One statement only where the order of its parts does not matter (event ids follow one INSERT's rows).
   if (q.dialect === 'postgres' && nodes.length === 1 && events.length <= 1) {
     const ctes = writes.map((w, i) => `w${i} AS (${w.sql})`).join(', ');
@@ -108,31 +106,35 @@ export async function insertPlan(
   return rows;
 }
 
-const HELD = `(SELECT CASE WHEN p.status = 'running' THEN 0 ELSE 1 END FROM plans p WHERE p.id = ?)`;
-
-/** Node rows for graph nodes with their live state, in a plan already stored; returns node id → row id. */
+/**
+ * Node rows for graph nodes with their live state, in a plan whose row the caller holds (its status
+ * as read under that lock); returns node id → row id.
+ */
 export async function insertNodes(
   q: Queryable,
   planId: string,
+  planStatus: string,
   nodes: readonly GraphNode[],
   states: ReadonlyMap<string, NodeState>,
 ): Promise<Map<string, number>> {
   const rows = new Map<string, number>();
-  for (const part of nodeStatements(planId, nodes, states)) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
+  for (const part of nodeStatements(planId, planStatus, nodes, states)) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
   return rows;
 }
 
-/** The INSERTs of node rows, 300 a statement; `held` as given, or read from the stored plan. */
-function nodeStatements(planId: string, nodes: readonly GraphNode[], states: ReadonlyMap<string, NodeState>, held?: 0 | 1): Statement[] {
+/** The INSERTs of node rows, 300 a statement. */
+function nodeStatements(planId: string, planStatus: string, nodes: readonly GraphNode[], states: ReadonlyMap<string, NodeState>): Statement[] {
+  // A node of a plan that is not running is held (migration 0010: claims do not scan it); the trigger
+  // on plans keeps the flag when the plan's status crosses running later.
+  const held = planStatus === 'running' ? 0 : 1;
   return chunk(nodes, 300).map((part) => {
     // A node born waiting for an answer (the LLM may add one) waits from now.
-    // A node of a plan that is not running is held (migration 0010: claims do not scan it).
-    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${held ?? HELD})`).join(', ');
+    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${held})`).join(', ');
     return {
       sql:
         `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held) ` +
         `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
-      params: part.flatMap((node) => [...nodeValues(planId, node, states.get(node.id)!), ...(held === undefined ? [planId] : [])]),
+      params: part.flatMap((node) => nodeValues(planId, node, states.get(node.id)!)),
     };
   });
 }

@@ -12,6 +12,8 @@ export async function latestRevision(q: Queryable, planId: string): Promise<{ nu
 
 export interface StructureWrite {
   planId: string;
+  /** The plan's status, read with its row locked (new nodes of a plan that is not running are held). */
+  planStatus: string;
   number: number;
   parent: number;
   dot: string;
@@ -47,6 +49,7 @@ export async function writeStructure(q: Queryable, w: StructureWrite): Promise<M
   const rows = await insertNodes(
     q,
     w.planId,
+    w.planStatus,
     w.next.nodes.filter((n) => inserted.has(n.id)),
     new Map(w.inserts.map((n) => [n.id, n])),
   );
