@@ -56,21 +56,9 @@ export function splitStatements(text: string, perPiece: number): SplitGraph | un
     pieceStart = at;
     inPiece = 1;
   };
-  for (let i = 0; i < text.length; i++) {
+  for (let i = significantAfter(text, 0); i < text.length; i = significantAfter(text, i + 1)) {
+    if (i < 0) return undefined; // an unclosed comment
     const c = text[i]!;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') continue; // DOT's white space, as the parser has it
-    if (c === '#' || (c === '/' && text[i + 1] === '/')) {
-      const end = text.indexOf('\n', i);
-      if (end < 0) return undefined;
-      i = end;
-      continue;
-    }
-    if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) return undefined;
-      i = end + 1;
-      continue;
-    }
     if (depth === 0) {
       if (open >= 0) return undefined; // something after the graph: a second graph, or an error
       if (c === '{') {
@@ -243,7 +231,10 @@ function endOfWord(text: string, at: number): number {
   return i;
 }
 
-/** The offset of the first character from `from` on that is not white space or in a comment (the text's length: none; -1: an unclosed comment). */
+/**
+ * The offset of the first character from `from` on that is not white space (DOT's, as the parser has
+ * it) or in a comment: the text's length when there is none, -1 in an unclosed block comment.
+ */
 function significantAfter(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text[i]!;

@@ -38,17 +38,16 @@ export interface ExecuteContext {
 export async function executeNode(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue): Promise<{ output: string }> {
   // With a timeout, the tools get a signal of their own that the timer or the attempt's signal fires;
   // without one, the attempt's signal itself (no controller and listener per attempt).
-  const controller = ctx.timeoutMs !== undefined ? new AbortController() : undefined;
+  const timeoutMs = ctx.timeoutMs;
+  const controller = timeoutMs !== undefined ? new AbortController() : undefined;
   let timedOut = false;
-  const timer =
-    controller && ctx.timeoutMs !== undefined
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort(new ToolError(`timed out after ${formatSeconds(ctx.timeoutMs ?? 0)}`));
-        }, ctx.timeoutMs)
-      : undefined;
+  let timer: NodeJS.Timeout | undefined;
   const onAbort = () => controller?.abort(ctx.signal.reason);
-  if (controller) {
+  if (controller && timeoutMs !== undefined) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new ToolError(`timed out after ${formatSeconds(timeoutMs)}`));
+    }, timeoutMs);
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
   }
