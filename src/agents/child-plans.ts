@@ -1,6 +1,7 @@
 import { writeDot } from '../dot/index.js';
 import type { PlanGraph } from '../model/types.js';
-import { preparePlan, type PreparedPlan } from '../plans/prepare-plan.js';
+import { fromTemplate, type PreparedPlan } from '../plans/prepare-plan.js';
+import { loadTemplate, type Template } from '../templates/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ChildInput } from '../kinds/agent-child.js';
 import type { ReadDotOptions } from '../dot/index.js';
@@ -22,6 +23,32 @@ export interface ChildPlanContext {
   dotLimits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'>;
   /** Validation of the child's plan (the agents it may use). */
   validation: Partial<ValidateOptions>;
+  /** Workflow children made before, for this context's tools and validation (a worker's starter keeps one). */
+  prepared?: PreparedTemplates;
+}
+
+/**
+ * Workflow children made of one template with the same values are alike but for their title: each
+ * is instantiated and validated once per template read (catalogue.ts keeps a template while its file
+ * is unchanged: an edited template is made afresh) and values, then copied. For one context's tools
+ * and validation only; a template's most recent 100 sets of values are kept.
+ */
+export class PreparedTemplates {
+  readonly #made = new WeakMap<Template, Map<string, PreparedPlan>>();
+
+  get(template: Template, values: Readonly<Record<string, string>>, ctx: Pick<ChildPlanContext, 'tools' | 'validation'>): PreparedPlan {
+    let byValues = this.#made.get(template);
+    if (!byValues) this.#made.set(template, (byValues = new Map<string, PreparedPlan>()));
+    const key = JSON.stringify(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    let prepared = byValues.get(key);
+    if (!prepared) {
+      prepared = fromTemplate(ctx.tools, template, values, ctx.validation);
+      if (byValues.size >= 100) byValues.delete(byValues.keys().next().value!);
+      byValues.set(key, prepared);
+    }
+    // The graph becomes the child's snapshot: each child gets its own.
+    return { ...prepared, graph: structuredClone(prepared.graph) };
+  }
 }
 
 /**
@@ -32,15 +59,10 @@ export interface ChildPlanContext {
 export const CHILD_PLANS: Readonly<Record<string, (agent: ChildAgent, input: ChildInput, ctx: ChildPlanContext) => Promise<PreparedPlan>>> = {
   /** A workflow agent instantiates its template with the node's agentParams (and inherited values). */
   workflow: async (agent, input, ctx) => {
-    const prepared = await preparePlan(
-      ctx.tools,
-      { template: agent.template ?? '', values: { ...input.inherited, ...input.agentParams }, title: titleOf(agent, input), dirs: ctx.templateDirs },
-      undefined,
-      ctx.dotLimits,
-      ctx.cwd,
-      ctx.validation,
-    );
-    return { ...prepared, updateLog: `Created by agent ${agent.code} (template ${agent.template ?? ''}) for: ${input.task}` };
+    const template = loadTemplate(agent.template ?? '', ctx.templateDirs, ctx.cwd);
+    const values = { ...input.inherited, ...input.agentParams };
+    const prepared = ctx.prepared ? ctx.prepared.get(template, values, ctx) : fromTemplate(ctx.tools, template, values, ctx.validation);
+    return { ...prepared, title: titleOf(agent, input), updateLog: `Created by agent ${agent.code} (template ${template.name}) for: ${input.task}` };
   },
   /** A reflection agent's child is a reflection plan with the task as its goal: the LLM writes and rewrites it (SPEC §6). */
   reflection: async (agent, input) => llmChild(agent, input, 'reflection'),

@@ -5,7 +5,7 @@ import type { Store, TreeLimits } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import { nearest } from '../validate/suggest.js';
 import { defaultTemplateDirs } from '../templates/index.js';
-import { CHILD_PLANS, type ChildAgent } from './child-plans.js';
+import { CHILD_PLANS, PreparedTemplates, type ChildAgent } from './child-plans.js';
 
 /** The agents a worker knows, by code (the agent registry). */
 export interface AgentLookup {
@@ -30,6 +30,7 @@ export interface StarterDeps {
  */
 export function childStarter(deps: StarterDeps): ChildStarter {
   const templateDirs = defaultTemplateDirs(deps.cwd);
+  const made = new PreparedTemplates();
   return {
     async start(claim, input, _signal, handOff): Promise<ChildStart> {
       const agent = deps.agents.get(input.agentCode);
@@ -51,7 +52,14 @@ export function childStarter(deps: StarterDeps): ChildStarter {
       if (!make) return refuse(`agent ${agent.code} has kind "${agent.kind}", which this worker cannot run (known: ${Object.keys(CHILD_PLANS).join(', ')})`);
       let prepared;
       try {
-        prepared = await make(agent, input, { tools: deps.tools, cwd: deps.cwd, templateDirs, dotLimits: deps.dotLimits, validation: { allowAgent: true } });
+        prepared = await make(agent, input, {
+          tools: deps.tools,
+          cwd: deps.cwd,
+          templateDirs,
+          dotLimits: deps.dotLimits,
+          validation: { allowAgent: true },
+          prepared: made,
+        });
       } catch (error) {
         if (error instanceof ValidationError) {
           return refuse(

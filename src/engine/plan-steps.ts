@@ -3,7 +3,8 @@ import { handOff } from './attempts.js';
 import { planFailure, type FailedNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { isFinished } from './readiness.js';
-import type { PlanState, Snapshot } from './snapshot.js';
+import type { NodeState, PlanState, Snapshot } from './snapshot.js';
+import type { PlanStatus } from '../model/types.js';
 import { StepBuilder, type Actor, type Step } from './step.js';
 
 /**
@@ -25,6 +26,25 @@ export function start(snapshot: Snapshot, candidates: readonly string[], claimFo
   // the review, when there is one, so that the reviewer sees the plan the LLM means to run.
   if (modeRules(b.plan.mode).servedByLlm) return { ...b.build(), settle: false, askLlm: true };
   return { ...b.build(), settle: !review }; // a plan with nothing to run completes at once
+}
+
+/**
+ * The plan as a start step leaves it, when the step only starts it and makes nodes ready (handing
+ * some to the worker): its status and each node's state, for writing a new plan's rows as started
+ * rather than writing the start after them. Undefined for any other start (a review, a reflection
+ * plan asking the LLM, one with nothing to run, any other change): that start is written as a step.
+ */
+export function startedState(snapshot: Snapshot, step: Step): { status: PlanStatus; nodes: Map<string, NodeState> } | undefined {
+  if (step.planChange?.to !== 'running' || step.askLlm || step.changes.length === 0) return undefined;
+  const nodes = new Map(snapshot.nodes);
+  for (const change of step.changes) {
+    const before = nodes.get(change.node);
+    const { attempts, runAfterDelayMs, ...rest } = change.set;
+    const plain = change.expect.status === 'pending' && (change.status === 'ready' || (change.status === 'running' && change.claim === true));
+    if (!before || !plain || (runAfterDelayMs ?? 0) !== 0 || Object.keys(rest).length > 0) return undefined;
+    nodes.set(change.node, { ...before, status: change.status, waiting: change.waiting, taken: change.taken, attempts: attempts ?? before.attempts });
+  }
+  return { status: 'running', nodes };
 }
 
 /** running → paused: no node of the plan is claimed until it resumes; running ones finish. */

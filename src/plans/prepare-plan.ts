@@ -8,7 +8,7 @@ import { ValidationError, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import type { CreatePlanInput } from '../store/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
-import { defaultTemplateDirs, instantiateTemplate, loadTemplate } from '../templates/index.js';
+import { defaultTemplateDirs, instantiateTemplate, loadTemplate, type Template } from '../templates/index.js';
 import { resetHistory } from './reset-history.js';
 
 /** A plan from a template: its name (or a path to a `.dot` file) and its parameters' values. */
@@ -75,19 +75,8 @@ export async function preparePlan(
   }
   if ('template' in input) {
     const template = loadTemplate(input.template, input.dirs ?? defaultTemplateDirs(cwd), cwd);
-    const instance = instantiateTemplate(template, input.values ?? {});
-    const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path, validation);
-    return {
-      title: input.title ?? instance.title,
-      graph,
-      dot: rewritten ? withComments(authoredComments(instance.dot), graph) : instance.dot,
-      author: 'template',
-      template: template.name,
-      params: instance.params,
-      updateLog: `Created from template ${template.name}`,
-      warnings,
-      ...by,
-    };
+    const prepared = fromTemplate(tools, template, input.values ?? {}, validation);
+    return { ...prepared, ...(input.title !== undefined ? { title: input.title } : {}), ...by };
   }
   const source = input.source ?? '<dot>';
   const read = readDot(input.dot, { source, ...limits });
@@ -104,6 +93,30 @@ export async function preparePlan(
     updateLog: `Created from ${source}`,
     warnings,
     ...by,
+  };
+}
+
+/**
+ * A loaded template with its parameters' values as a new plan (titled by the template's label):
+ * instantiated, without history and validated. Throws as preparePlan does.
+ */
+export function fromTemplate(
+  tools: ToolCatalogue,
+  template: Template,
+  values: Record<string, string>,
+  validation: Partial<ValidateOptions> = {},
+): PreparedPlan {
+  const instance = instantiateTemplate(template, values);
+  const { graph, warnings, rewritten } = checked(instance.graph, tools, template.path, validation);
+  return {
+    title: instance.title,
+    graph,
+    dot: rewritten ? withComments(authoredComments(instance.dot), graph) : instance.dot,
+    author: 'template',
+    template: template.name,
+    params: instance.params,
+    updateLog: `Created from template ${template.name}`,
+    warnings,
   };
 }
 

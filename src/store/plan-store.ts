@@ -41,7 +41,7 @@ export class SqlPlanStore implements PlanStore {
     const { snapshot, candidates } = initialSnapshot(id, input.graph);
     const step = start(snapshot, candidates);
     const written = await this.db.tx(async (q) => {
-      const rows = await insertPlan(q, input, snapshot);
+      const { rows } = await insertPlan(q, input, snapshot);
       return this.writer.write(q, [{ step, plan: snapshot.plan }], (_, node) => rows.get(node), new Map());
     });
     await this.writer.after(written);

@@ -1,6 +1,7 @@
 import { modeRules } from '../model/plan-modes.js';
 import { refreshAfterPlan } from './sql/statistics.js';
 import { settle } from '../engine/plan-steps.js';
+import { TERMINAL_NODE_STATUSES } from '../model/status.js';
 import type { PlanState } from '../engine/snapshot.js';
 import type { Step } from '../engine/step.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
@@ -8,7 +9,7 @@ import type { Db, Queryable } from './sql/executor.js';
 import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
 import { persistPostgres } from './sql/persist-postgres.js';
 import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
-import { planFacts } from './sql/settle.js';
+import { factsBesides, planFacts } from './sql/settle.js';
 import { endedChildren, parentSteps } from './tree/child-end.js';
 import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
 import { WAKE_CHANNEL, type Wakes } from './wake.js';
@@ -56,11 +57,14 @@ export class StepWriter {
    */
   async write(
     q: Queryable,
-    steps: readonly PlannedStep[],
+    given: readonly PlannedStep[],
     rows: RowIds,
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions = NO_CLAIM,
   ): Promise<Written> {
+    // A plan that settles in this write and is left with nothing to run ends in it, in the same rows.
+    const { settling, checked } = await this.#settleWith(q, given);
+    const steps = [...given, ...settling];
     const plans = new Map(steps.map((s) => [s.step.planId, { status: s.plan.status, ...(s.revision !== undefined ? { revision: s.revision } : {}) }]));
     const writes = toWriteSet(
       steps.map((s) => s.step),
@@ -83,7 +87,7 @@ export class StepWriter {
     // SQLite's writers take turns: a plan settles in the write. On PostgreSQL a child plan does too — every
     // write to it holds its tree's lock, so this one sees every result — and its end finishes its parent node here.
     for (const planned of steps) {
-      if (q.dialect === 'postgres' && planned.plan.root === undefined) continue;
+      if (!settlesInWrite(q, planned) || checked.has(planned.step.planId)) continue;
       const settled = await this.#settle(q, planned, persisted);
       if (!settled) continue;
       wakes.push({ reason: 'plan', planId: planned.step.planId });
@@ -94,6 +98,42 @@ export class StepWriter {
     const used = persisted.handed.length + persisted.claimed.length;
     const rest = { ...claim, limit: Math.max(0, claim.limit - used), claimOthers: false };
     return { steps, persisted, wakes, more: await this.#endChildren(q, ended, moved, rest) };
+  }
+
+  /**
+   * A start step written with its plan's rows (insertPlan's StartedRows) rather than by write(), as
+   * write() would have reported it: its wake-ups, the nodes it handed to the worker, the plan's move.
+   */
+  inserted(planned: PlannedStep, handed: ClaimedNode[]): Written {
+    return { steps: [planned], persisted: { handed, claimed: [], planMoves: new Set([planned.step.planId]) }, wakes: wakeEvents([planned.step]), more: [] };
+  }
+
+  /**
+   * The settling steps of plans that settle in this write (settlesInWrite) and that these steps leave
+   * with nothing active and nothing failed, read before the write with the steps' own moves laid over
+   * (planFacts after it would read the same: no writer interleaves), and every plan so checked. A plan
+   * left with failed nodes settles after the write, where its error's first failures are read.
+   */
+  async #settleWith(q: Queryable, steps: readonly PlannedStep[]): Promise<{ settling: PlannedStep[]; checked: Set<string> }> {
+    const settling: PlannedStep[] = [];
+    const checked = new Set<string>();
+    for (const planned of steps) {
+      const { step, plan } = planned;
+      if (!step.settle || step.planChange || plan.status !== 'running' || !modeRules(plan.mode).settles || !settlesInWrite(q, planned)) continue;
+      if (steps.filter((s) => s.step.planId === step.planId).length > 1) continue;
+      const after = new Map(step.changes.map((c) => [c.node, c.status]));
+      // A node the step leaves active (made ready, handed over, waiting): the plan goes on, nothing to read.
+      if ([...after.values()].some((status) => !TERMINAL_NODE_STATUSES.has(status))) {
+        checked.add(step.planId);
+        continue;
+      }
+      const facts = await factsBesides(q, step.planId, [...after.keys()]);
+      if (facts.failed || [...after.values()].includes('failed')) continue;
+      checked.add(step.planId);
+      const settled = facts.active ? undefined : settle(plan, { active: false, failed: false });
+      if (settled) settling.push({ step: settled, plan });
+    }
+    return { settling, checked };
   }
 
   /** A child plan these steps ended finishes its parent node in the same transaction (and so on up the tree). */
@@ -168,6 +208,11 @@ export class StepWriter {
         : await persistSqlite(q, writes, NO_CLAIM);
     return done?.planMoves.has(step.planId) === true ? settled : undefined;
   }
+}
+
+/** Whether the step's plan settles inside its write: every plan on SQLite (writers take turns), a child plan under its tree's lock on PostgreSQL. */
+function settlesInWrite(q: Queryable, planned: PlannedStep): boolean {
+  return q.dialect !== 'postgres' || planned.plan.root !== undefined;
 }
 
 /** Work handed to the writer's worker by a write and the writes nested in it (child plans' ends). */

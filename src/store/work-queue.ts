@@ -5,8 +5,8 @@ import type { RetryDefaults } from '../engine/retry-policy.js';
 import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { Db, Queryable } from './sql/executor.js';
 import { expiredPlans, renewLeases, lockExpired } from './sql/leases.js';
-import { lockRoots, lockTrees } from './sql/tree.js';
-import { loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
+import { lockRoots, lockTrees, withTreeLock } from './sql/tree.js';
+import { addRows, loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
@@ -110,17 +110,17 @@ export class SqlWorkQueue implements WorkQueue {
     const refused = new Map<number, Error>();
     const written = await this.db.tx(async (q) => {
       refused.clear();
-      // Only a child plan's finish may end it and finish its parent node: only those take their tree's lock (root → leaf).
-      await lockRoots(
-        q,
-        reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [r.claim.rootPlanId] : [])),
-      );
+      // Only a child plan's finish may end it and finish its parent node: only those take their tree's lock (root → leaf),
+      // one tree's in the read of the leased rows, several in turn before it.
+      const roots = [...new Set(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [r.claim.rootPlanId] : [])))];
+      if (roots.length > 1) await lockRoots(q, roots);
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
       const leased = new Map(
         (
           await lockLeased(
             q,
             rowIds.filter((id): id is number => id !== undefined),
+            roots.length === 1 ? withTreeLock(q, roots[0]!) : undefined,
           )
         ).map((row) => [Number(row.rowId), row]),
       );
@@ -139,6 +139,7 @@ export class SqlWorkQueue implements WorkQueue {
           if (!loaded) throw new DotplanError('INTERNAL', `plan ${row.planId} of a leased node is gone`);
           byPlan.set(row.planId, loaded);
         }
+        addRows(loaded, [row]);
         tokens.set(Number(row.rowId), report.claim.token);
         valid.push(report);
       }

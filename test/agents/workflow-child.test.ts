@@ -48,6 +48,24 @@ describe('agent nodes run child plans', () => {
     const events = await h.store.events.list(root, { kind: 'child' });
     expect(events).toHaveLength(1);
     expect(events[0]!.reason).toContain(`started child plan ${child.id} (summariser_001`);
+    // The child is written as its start leaves it, its first node handed to the worker that started it:
+    // its audit log tells the same story as a plan started after its rows — created, started, ready, claimed — then its run.
+    const story = (await h.store.events.list(child.id)).map((e) => `${e.nodeId ?? 'plan'} ${e.kind} ${e.from}→${e.to} ${e.driver}`);
+    expect(story).toEqual([
+      'plan revision → operator',
+      'plan status →draft operator',
+      'plan status draft→running engine',
+      'draft status pending→ready engine',
+      'draft status ready→running engine',
+      'draft status running→done engine',
+      'write status pending→ready engine',
+      'write status ready→running engine',
+      'write status running→done engine',
+      'plan status running→completed engine',
+    ]);
+    const claimedBy = (await h.store.events.list(child.id)).find((e) => e.nodeId === 'draft' && e.to === 'running')!.actor;
+    expect(claimedBy).toBe((await h.store.events.list(root)).find((e) => e.nodeId === 'sum' && e.to === 'running')!.actor);
+    expect((await h.store.plans.node(child.id, 'draft')).attempts).toBe(1);
   });
 
   it('without output=, the child result is its sink nodes outputs as JSON; a failed child fails the node naming the child', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { finishAttempts, isTaken, readinessOf, retry, skip, start, StepBuilder, type NodeState } from '../../src/engine/index.js';
 import { TERMINAL_NODE_STATUSES } from '../../src/model/status.js';
 import type { Attributes } from '../../src/model/types.js';
+import { InvalidInputError } from '../../src/errors/errors.js';
 import { graph, SimPlan } from './sim.js';
 
 const source = (status: NodeState['status'], extra: Partial<NodeState> = {}) => ({ status, ...extra });
@@ -103,7 +104,17 @@ describe('incremental readiness', () => {
           );
           if (action !== 'none' && movable.length > 0 && sim.plan.status !== 'completed') {
             const target = movable[picks[round]! % movable.length]!.id;
-            apply((action === 'retry' ? retry : skip)(sim.snapshot(), target, { driver: 'operator' }, action, sim.candidates()));
+            let step;
+            try {
+              step = (action === 'retry' ? retry : skip)(sim.snapshot(), target, { driver: 'operator' }, action, sim.candidates());
+            } catch (error) {
+              // A retry is refused, and only then, while a node it waits for has not finished (retried itself, say).
+              expect(error).toBeInstanceOf(InvalidInputError);
+              const sources = [...sim.edges].filter(([, out]) => out.some((e) => e.to === target)).map(([from]) => sim.nodes.get(from)!);
+              expect(action === 'retry' && sources.some((s) => !TERMINAL_NODE_STATUSES.has(s.status))).toBe(true);
+              continue;
+            }
+            apply(step);
             continue;
           }
           const ready = [...sim.nodes.values()].filter((x) => x.status === 'ready');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
 import type { PlanStatus } from '../../model/types.js';
@@ -19,7 +20,7 @@ export interface LoadedPlan {
   rows: Map<string, number>;
 }
 
-type Row = NodeRow & { rowId: number };
+export type Row = NodeRow & { rowId: number };
 const COLUMNS = `${nodeColumns()}, id AS "rowId"`;
 
 interface PlanRow {
@@ -38,6 +39,37 @@ export async function loadPlan(q: Queryable, planId: string, lock: boolean): Pro
   return row ? loadedOf(planId, row) : undefined;
 }
 
+/** What loadPlan and loadNodes read, as columns of a plans row `p` and a nodes row `n`, for a read that joins them to others. */
+export const LOADED_COLUMNS = {
+  plan: `p.status AS "planStatus", p.mode AS "planMode", p.attributes AS "planAttributes", p.params AS "planParams", p.parent_plan_id AS "planParentPlanId", p.parent_node_id AS "planParentNodeId", p.root_plan_id AS "planRoot"`,
+  node: `${nodeColumns('n.')}, n.id AS "rowId"`,
+};
+
+/** A plan with one node, from a row read with LOADED_COLUMNS. */
+export function loadedFromColumns(planId: string, row: Row & LoadedPlanColumns): LoadedPlan {
+  const loaded = loadedOf(planId, {
+    status: row.planStatus,
+    mode: row.planMode,
+    attributes: row.planAttributes,
+    params: row.planParams,
+    parentPlanId: row.planParentPlanId,
+    parentNodeId: row.planParentNodeId,
+    root: row.planRoot,
+  });
+  addRows(loaded, [row]);
+  return loaded;
+}
+
+export interface LoadedPlanColumns {
+  planStatus: string;
+  planMode: string;
+  planAttributes: string;
+  planParams: string;
+  planParentPlanId: string | null;
+  planParentNodeId: string | null;
+  planRoot: string | null;
+}
+
 function loadedOf(planId: string, row: PlanRow): LoadedPlan {
   const plan: PlanState = { id: planId, status: row.status as PlanStatus, mode: row.mode, attributes: parseJsonObject(row.attributes) };
   if (row.parentPlanId !== null && row.parentNodeId !== null) plan.parent = { planId: row.parentPlanId, nodeId: row.parentNodeId };
@@ -53,7 +85,7 @@ export async function loadNodes(q: Queryable, loaded: LoadedPlan, ids: readonly 
       loaded.plan.id,
       ...part,
     ]);
-    add(loaded, rows);
+    addRows(loaded, rows);
   }
   return ids.filter((id) => loaded.nodes.has(id));
 }
@@ -85,7 +117,7 @@ export async function loadCandidates(q: Queryable, loaded: LoadedPlan): Promise<
       `FROM nodes WHERE plan_id = ? AND status = 'pending' AND waiting = 0 ORDER BY id${forUpdate(q)}`,
     [loaded.plan.id],
   );
-  add(loaded, rows);
+  addRows(loaded, rows);
   for (const row of rows) loaded.nodes.get(row.nodeId)!.root = row.root === true || row.root === 1;
   return rows.map((r) => r.nodeId);
 }
@@ -93,7 +125,7 @@ export async function loadCandidates(q: Queryable, loaded: LoadedPlan): Promise<
 /** Every node (locked, unless only read) and edge of the plan. */
 export async function loadAll(q: Queryable, loaded: LoadedPlan, lock = true): Promise<void> {
   const rows = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id = ? ORDER BY id${lock ? forUpdate(q) : ''}`, [loaded.plan.id]);
-  add(loaded, rows);
+  addRows(loaded, rows);
   const edges = await q.all<{ from: string; to: string; when: string | null }>(
     `SELECT from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id = ? ORDER BY id`,
     [loaded.plan.id],
@@ -118,7 +150,7 @@ export async function loadMany(q: Queryable, planIds: readonly string[], options
   if (!options.all || out.size === 0) return out;
   for (const part of chunk([...out.keys()])) {
     const nodes = await q.all<Row>(`SELECT ${COLUMNS} FROM nodes WHERE plan_id IN (${marks(part.length)}) ORDER BY id${forUpdate(q)}`, part);
-    for (const row of nodes) add(out.get(row.planId)!, [row]);
+    for (const row of nodes) addRows(out.get(row.planId)!, [row]);
     const edges = await q.all<{ plan: string; from: string; to: string; when: string | null }>(
       `SELECT plan_id AS "plan", from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id IN (${marks(part.length)}) ORDER BY id`,
       part,
@@ -141,25 +173,33 @@ export interface LeasedRow extends Row {
   leaseToken: string | null;
 }
 
-export async function lockLeased(q: Queryable, rowIds: readonly number[]): Promise<LeasedRow[]> {
+/** `first`: a condition the first read takes first (the tree lock, withTreeLock). */
+export async function lockLeased(q: Queryable, rowIds: readonly number[], first = { sql: '', params: [] as unknown[] }): Promise<LeasedRow[]> {
   const out: LeasedRow[] = [];
-  for (const part of chunk(rowIds)) {
+  for (const [i, part] of chunk(rowIds).entries()) {
+    const before = i === 0 ? first : { sql: '', params: [] };
     out.push(
       ...(await q.all<LeasedRow>(
-        `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running' ORDER BY id${forUpdate(q)}`,
-        part,
+        `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running'${before.sql} ORDER BY id${forUpdate(q)}`,
+        [...part, ...before.params],
       )),
     );
   }
   return out;
 }
 
-function add(loaded: LoadedPlan, rows: readonly Row[]): void {
+/** Adds node rows read (and locked) in this transaction — by a loader here, or the leased rows of a finish — unless already there. */
+export function addRows(loaded: LoadedPlan, rows: readonly Row[]): void {
   for (const row of rows) {
     if (loaded.nodes.has(row.nodeId)) continue;
     loaded.nodes.set(row.nodeId, toNodeState(row));
     loaded.rows.set(row.nodeId, Number(row.rowId));
   }
+}
+
+/** A new lease token for the node in row `rowId` (as claims make them in SQL: `<row id>.<32 random hex digits>`). */
+export function newLeaseToken(rowId: number): string {
+  return `${rowId}.${randomBytes(16).toString('hex')}`;
 }
 
 /** The node id a lease token's row holds: tokens are `<row id>.<random>`. */

@@ -33,7 +33,8 @@ export async function insertPlan(
   snapshot: Snapshot,
   also: readonly EventInput[] = [],
   alongside: readonly Statement[] = [],
-): Promise<Map<string, number>> {
+  started?: StartedRows,
+): Promise<InsertedRows> {
   const { plan } = snapshot;
   const { graph } = input;
   const writes: Statement[] = [...alongside];
@@ -44,7 +45,7 @@ export async function insertPlan(
     params: [
       plan.id,
       encodeText(input.title),
-      plan.status,
+      started?.status ?? plan.status,
       plan.mode,
       input.template ?? null,
       JSON.stringify(input.params ?? {}),
@@ -91,20 +92,61 @@ export async function insertPlan(
       },
       ...(input.events ?? []).map((event) => ({ ...event, planId: plan.id })),
       ...also,
+      ...(started?.events ?? []),
     ]),
   );
   writes.push(...events);
-  const nodes = nodeStatements(plan.id, plan.status, graph.nodes, snapshot.nodes);
+  const nodes = nodeStatements(plan.id, started?.status ?? plan.status, graph.nodes, started?.nodes ?? snapshot.nodes, started);
+  const out: InsertedRows = { rows: new Map(), leaseExpiresAt: new Map() };
   // One statement only where the order of its parts does not matter (event ids follow one INSERT's rows).
   if (q.dialect === 'postgres' && nodes.length === 1 && events.length <= 1) {
     const ctes = writes.map((w, i) => `w${i} AS (${w.sql})`).join(', ');
-    return nodeRows(await q.all(`WITH ${ctes} ${nodes[0]!.sql}`, [...writes.flatMap((w) => w.params), ...nodes[0]!.params]));
+    addNodeRows(out, await q.all(`WITH ${ctes} ${nodes[0]!.sql}`, [...writes.flatMap((w) => w.params), ...nodes[0]!.params]));
+    return out;
   }
   for (const write of writes) await q.run(write.sql, write.params);
-  const rows = new Map<string, number>();
-  for (const part of nodes) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
-  return rows;
+  for (const part of nodes) addNodeRows(out, await q.all(part.sql, part.params));
+  return out;
 }
+
+/**
+ * A plan's rows as its start step leaves them, written with the plan instead of after it (a child
+ * plan started by the worker that runs its first nodes): its status after the start, each node's
+ * state after it, row ids reserved beforehand (reservedNodeIds) so that a node handed to the worker
+ * is inserted with its lease (token `<row id>.<random>`, as a claim makes it), and the start's events.
+ */
+export interface StartedRows {
+  status: string;
+  nodes: ReadonlyMap<string, NodeState>;
+  /** Row ids, one per graph node in order. */
+  ids: readonly number[];
+  /** The nodes handed to a worker: its id, the lease token, the lease's length in ms. */
+  leases: ReadonlyMap<string, { owner: string; token: string; ms: number }>;
+  events: readonly EventInput[];
+}
+
+/** Node id → row id; and for nodes inserted with a lease, when it runs out (database clock, ms). */
+export interface InsertedRows {
+  rows: Map<string, number>;
+  leaseExpiresAt: Map<string, number>;
+}
+
+/**
+ * Row ids for new nodes, taken before their INSERT: an expression to read in a statement (`sql`),
+ * and its value as the ids (`ids`). PostgreSQL takes them from the sequence; SQLite, whose
+ * write transaction holds the database, counts on from past every id ever used (AUTOINCREMENT).
+ */
+export const reservedNodeIds = {
+  /** The expression and its parameters. */
+  sql(dialect: Queryable['dialect'], count: number): Statement {
+    return dialect === 'postgres'
+      ? { sql: `(SELECT json_agg(nextval(pg_get_serial_sequence('nodes', 'id'))) FROM generate_series(1, CAST(? AS int)))`, params: [count] }
+      : { sql: `MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'nodes'), 0), COALESCE((SELECT MAX(id) FROM nodes), 0))`, params: [] };
+  },
+  ids(value: unknown, count: number): number[] {
+    return Array.isArray(value) ? value.map(Number) : Array.from({ length: count }, (_, i) => Number(value) + i + 1);
+  },
+};
 
 /**
  * Node rows for graph nodes with their live state, in a plan whose row the caller holds (its status
@@ -117,30 +159,57 @@ export async function insertNodes(
   nodes: readonly GraphNode[],
   states: ReadonlyMap<string, NodeState>,
 ): Promise<Map<string, number>> {
-  const rows = new Map<string, number>();
-  for (const part of nodeStatements(planId, planStatus, nodes, states)) for (const [id, row] of nodeRows(await q.all(part.sql, part.params))) rows.set(id, row);
-  return rows;
+  const out: InsertedRows = { rows: new Map(), leaseExpiresAt: new Map() };
+  for (const part of nodeStatements(planId, planStatus, nodes, states)) addNodeRows(out, await q.all(part.sql, part.params));
+  return out.rows;
 }
 
-/** The INSERTs of node rows, 300 a statement. */
-function nodeStatements(planId: string, planStatus: string, nodes: readonly GraphNode[], states: ReadonlyMap<string, NodeState>): Statement[] {
+/** The INSERTs of node rows, 300 a statement; for a plan inserted as started, with their ids and the handed nodes' leases. */
+function nodeStatements(
+  planId: string,
+  planStatus: string,
+  nodes: readonly GraphNode[],
+  states: ReadonlyMap<string, NodeState>,
+  started?: StartedRows,
+): Statement[] {
   // A node of a plan that is not running is held (migration 0010: claims do not scan it); the trigger
   // on plans keeps the flag when the plan's status crosses running later.
   const held = planStatus === 'running' ? 0 : 1;
+  const ids = new Map(nodes.map((node, i) => [node.id, started?.ids[i]]));
+  // NOW + NULL is NULL: a node not handed over has no lease.
+  const leased = started
+    ? { columns: ', id, attempts, lease_owner, lease_token, lease_expires_at, started_at', values: ', ?, ?, ?, ?, NOW + ?, CASE WHEN ? = 1 THEN NOW END' }
+    : { columns: '', values: '' };
   return chunk(nodes, 300).map((part) => {
     // A node born waiting for an answer (the LLM may add one) waits from now.
-    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${held})`).join(', ');
+    const values = part.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NOW, CASE WHEN ? = 1 THEN NOW END, ${held}${leased.values})`).join(', ');
     return {
       sql:
-        `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held) ` +
-        `VALUES ${values} RETURNING id, node_id AS "nodeId"`,
-      params: part.flatMap((node) => nodeValues(planId, node, states.get(node.id)!)),
+        `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held${leased.columns}) ` +
+        `VALUES ${values} RETURNING id, node_id AS "nodeId"${started ? ', lease_expires_at AS "leaseExpiresAt"' : ''}`,
+      params: part.flatMap((node) => {
+        const state = states.get(node.id)!;
+        if (!started) return nodeValues(planId, node, state);
+        const lease = started.leases.get(node.id);
+        return [
+          ...nodeValues(planId, node, state),
+          ids.get(node.id)!,
+          state.attempts,
+          lease?.owner ?? null,
+          lease?.token ?? null,
+          lease?.ms ?? null,
+          lease ? 1 : 0,
+        ];
+      }),
     };
   });
 }
 
-function nodeRows(rows: ReadonlyArray<{ id: number | string; nodeId: string }>): Map<string, number> {
-  return new Map(rows.map((row) => [row.nodeId, Number(row.id)]));
+function addNodeRows(out: InsertedRows, rows: ReadonlyArray<{ id: number | string; nodeId: string; leaseExpiresAt?: number | string | null }>): void {
+  for (const row of rows) {
+    out.rows.set(row.nodeId, Number(row.id));
+    if (row.leaseExpiresAt !== undefined && row.leaseExpiresAt !== null) out.leaseExpiresAt.set(row.nodeId, Number(row.leaseExpiresAt));
+  }
 }
 
 export async function insertEdges(q: Queryable, planId: string, edges: readonly GraphEdge[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { ACTIVE_NODE_STATUSES } from './waits.js';
 import type { PlanFacts } from '../../engine/plan-steps.js';
 import { decodeText } from '../text.js';
-import type { Queryable } from './executor.js';
+import { marks, type Queryable } from './executor.js';
 
 /** Failed nodes read for a plan's error: the first ones named, one more to know whether others follow. */
 const FAILURES_READ = 4;
@@ -13,12 +13,7 @@ const FAILURES_READ = 4;
  * the plan's error — a second read on that path only.
  */
 export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts> {
-  const [row] = await q.all<{ active: boolean | number; failed: boolean | number }>(
-    `SELECT EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status IN ${ACTIVE_NODE_STATUSES}) AS "active", ` +
-      `EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status = 'failed') AS "failed"`,
-    [planId, planId],
-  );
-  const facts: PlanFacts = { active: row?.active === true || row?.active === 1, failed: row?.failed === true || row?.failed === 1 };
+  const facts: PlanFacts = await factsBesides(q, planId, []);
   if (facts.active || !facts.failed) return facts;
   const [count] = await q.all<{ n: number | string }>(`SELECT count(*) AS "n" FROM nodes WHERE plan_id = ? AND status = 'failed'`, [planId]);
   // In the order they failed, as the audit log recorded it: `finished_at` has millisecond steps, and
@@ -34,4 +29,19 @@ export async function planFacts(q: Queryable, planId: string): Promise<PlanFacts
     first: first.map((f) => (f.error === null ? { node: f.node } : { node: f.node, error: decodeText(f.error) })),
   };
   return facts;
+}
+
+/**
+ * Whether a plan has an active or a failed node besides `nodes` (the ones a write is about to move),
+ * read before that write by a writer no other can interleave with (SQLite's; a child plan's under its
+ * tree's lock): with those nodes' new statuses laid over, the facts the write leaves.
+ */
+export async function factsBesides(q: Queryable, planId: string, nodes: readonly string[]): Promise<{ active: boolean; failed: boolean }> {
+  const besides = nodes.length > 0 ? ` AND node_id NOT IN (${marks(nodes.length)})` : '';
+  const [row] = await q.all<{ active: boolean | number; failed: boolean | number }>(
+    `SELECT EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status IN ${ACTIVE_NODE_STATUSES}${besides}) AS "active", ` +
+      `EXISTS (SELECT 1 FROM nodes WHERE plan_id = ? AND status = 'failed'${besides}) AS "failed"`,
+    [planId, ...nodes, planId, ...nodes],
+  );
+  return { active: row?.active === true || row?.active === 1, failed: row?.failed === true || row?.failed === 1 };
 }

@@ -1,5 +1,6 @@
 import type { PlanStatus } from '../../model/types.js';
 import { marks, type Queryable } from './executor.js';
+import { reservedNodeIds } from './plans.js';
 
 /**
  * The plan stack in SQL: a child plan names its parent node and its tree's root (migration 0009).
@@ -28,8 +29,21 @@ export async function lockRoots(q: Queryable, roots: readonly string[]): Promise
 
 /** The tree lock of this root (PostgreSQL; a no-op on SQLite). */
 export async function lockRoot(q: Queryable, root: string): Promise<void> {
-  if (q.dialect === 'postgres') await q.all(`SELECT pg_advisory_xact_lock(hashtextextended(?, 7)) AS "locked"`, [`dotplan tree ${root}`]);
+  if (q.dialect === 'postgres') await q.all(`SELECT ${TREE_LOCK} AS "locked"`, [treeKey(root)]);
 }
+
+/**
+ * A condition that takes the root's tree lock before the statement it is in reads any row (PostgreSQL:
+ * an uncorrelated subquery in WHERE is a one-time filter, checked before the scan below it, and so
+ * before its rows are locked); always true. Nothing on SQLite. Rows read under it are locked rows
+ * only (FOR UPDATE sees their newest version): the statement's snapshot predates the lock.
+ */
+export function withTreeLock(q: Queryable, root: string): { sql: string; params: unknown[] } {
+  return q.dialect === 'postgres' ? { sql: ` AND ${TREE_LOCK} IS NOT NULL`, params: [treeKey(root)] } : { sql: '', params: [] };
+}
+
+const TREE_LOCK = `(SELECT pg_advisory_xact_lock(hashtextextended(?, 7)))`;
+const treeKey = (root: string) => `dotplan tree ${root}`;
 
 /** A plan's place in its tree. */
 export interface TreePlace {
@@ -78,19 +92,22 @@ export async function descendants(q: Queryable, root: string): Promise<TreePlace
 /**
  * What starting a child of the leased agent node (row `rowId`) needs, in one read that locks the node:
  * its lease token (the caller checks it is still its own), its plan's depth, the child plans made in the
- * root's tree so far, and the next instance id of the agent in it: `<agentCode>_<NNN>`, numbered per root from 001.
+ * root's tree so far, the next instance id of the agent in it: `<agentCode>_<NNN>`, numbered per root
+ * from 001; and `nodes` row ids reserved for the child's nodes (reservedNodeIds).
  */
 export async function childSlot(
   q: Queryable,
   rowId: number,
   root: string,
   agentCode: string,
-): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string } | undefined> {
-  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; mine: number | string }>(
+  nodes: number,
+): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string; ids: number[] } | undefined> {
+  const reserve = reservedNodeIds.sql(q.dialect, nodes);
+  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; mine: number | string; ids: unknown }>(
     `SELECT n.lease_token AS "leaseToken", p.depth, (SELECT count(*) FROM plans c WHERE c.root_plan_id = ?) AS "made", ` +
-      `(SELECT count(*) FROM plans c WHERE c.root_plan_id = ? AND c.agent_code = ?) AS "mine" ` +
+      `(SELECT count(*) FROM plans c WHERE c.root_plan_id = ? AND c.agent_code = ?) AS "mine", ${reserve.sql} AS "ids" ` +
       `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE n.id = ? AND n.status = 'running'${q.dialect === 'postgres' ? ' FOR UPDATE OF n' : ''}`,
-    [root, root, agentCode, rowId],
+    [root, root, agentCode, ...reserve.params, rowId],
   );
   if (!row) return undefined;
   return {
@@ -98,6 +115,7 @@ export async function childSlot(
     depth: Number(row.depth),
     made: Number(row.made),
     instance: `${agentCode}_${String(Number(row.mine) + 1).padStart(3, '0')}`,
+    ids: reservedNodeIds.ids(row.ids, nodes),
   };
 }
 

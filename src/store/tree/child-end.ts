@@ -6,7 +6,7 @@ import type { RetryDefaults } from '../../engine/retry-policy.js';
 import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
-import { loadDependents, loadNodes, loadPlan, type LoadedPlan } from '../sql/load.js';
+import { loadDependents, type LoadedPlan } from '../sql/load.js';
 import { childLink, childResult } from './child-result.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
@@ -43,15 +43,13 @@ export async function parentSteps(
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
-    // The parent node and the child's end, in one read; the node is read again, locked, before its step.
-    const link = await childLink(q, child.plan.id);
-    if (!link || link.status !== 'running' || link.child !== child.plan.id || link.leased !== null) continue;
-    const loaded = await loadPlan(q, parent.planId, true);
-    if (!loaded) continue;
-    await loadNodes(q, loaded, [parent.nodeId]);
-    if (loaded.nodes.get(parent.nodeId)?.status !== 'running') continue;
+    // The child's end with the parent plan and node, locked, in one read.
+    const linked = await childLink(q, child.plan.id);
+    if (!linked) continue;
+    const { end: link, parent: loaded } = linked;
+    if (link.status !== 'running' || link.child !== child.plan.id || link.leased !== null || loaded.plan.id !== parent.planId) continue;
     await loadDependents(q, loaded, [parent.nodeId]);
-    const result = await childResult(q, child.plan.id, link, child.to, child);
+    const result = childResult(child.plan.id, link, child.to, child);
     const by = link.instance ?? `child plan ${child.plan.id}`;
     const claim = handOff.owner === '' ? 0 : handOff.slots;
     const step = await decideWithMore(q, loaded, (snapshot) =>

@@ -2,7 +2,8 @@ import { REPLAN_REQUESTED } from '../../model/replan.js';
 import { resolveReferences } from '../../execute/resolve-input.js';
 import type { PlanStatus } from '../../model/types.js';
 import type { AttemptResult } from '../../engine/attempts.js';
-import type { Queryable } from '../sql/executor.js';
+import { forUpdate, type Queryable } from '../sql/executor.js';
+import { LOADED_COLUMNS, loadedFromColumns, type LoadedPlan, type LoadedPlanColumns, type Row } from '../sql/load.js';
 import { parseJsonObject } from '../rows.js';
 import { decodeText } from '../text.js';
 
@@ -18,16 +19,58 @@ export interface ChildEnd {
   status: string;
   child: string | null;
   leased: string | null;
+  /** A completed child without a result of its own: its nodes (a workflow child's result is made of them), in order. */
+  nodes: ChildNode[] | null;
 }
 
-/** The child plan's end and its parent node's link to it, in one read (undefined: no such child, or its node is gone). */
-export async function childLink(q: Queryable, childId: string): Promise<ChildEnd | undefined> {
-  const [row] = await q.all<ChildEnd>(
-    `SELECT c.mode, c.attributes, c.params, c.result, c.error, c.instance, n.status, n.child_plan_id AS "child", n.lease_token AS "leased" ` +
-      `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id WHERE c.id = ?`,
+interface ChildNode {
+  id: string;
+  status: string;
+  output: string | null;
+  answer: string | null;
+  sink: number | boolean;
+}
+
+/** ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a JSON array. */
+function childNodes(q: Queryable): string {
+  const sink = `NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = x.plan_id AND e.from_node = x.node_id)`;
+  const fields = `'id', x.node_id, 'status', x.status, 'output', x.output, 'answer', x.answer, 'sink', ${sink}`;
+  const nodes =
+    q.dialect === 'postgres'
+      ? `(SELECT json_agg(json_build_object(${fields}) ORDER BY x.id) FROM nodes x WHERE x.plan_id = c.id)`
+      : `(SELECT json_group_array(json_object(${fields})) FROM (SELECT * FROM nodes WHERE plan_id = c.id ORDER BY id) x)`;
+  return `CASE WHEN c.status = 'completed' AND c.result IS NULL THEN ${nodes} END`;
+}
+
+/**
+ * The child plan's end and its parent node's link to it, with the parent plan and node loaded and
+ * locked for the parent node's step, in one read (undefined: no such child, or its node is gone).
+ */
+export async function childLink(q: Queryable, childId: string): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
+  type ChildColumns = Pick<ChildEnd, 'child' | 'leased'> &
+    Record<'childMode' | 'childAttributes' | 'childParams', string> &
+    Record<'childResult' | 'childError' | 'childInstance', string | null>;
+  const [row] = await q.all<ChildColumns & { nodes: ChildNode[] | string | null } & Row & LoadedPlanColumns>(
+    // The child's columns named apart from the parent node's (LOADED_COLUMNS.node has its own attributes, error, ...).
+    `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
+      `${childNodes(q)} AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+      `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id JOIN plans p ON p.id = n.plan_id WHERE c.id = ?${forUpdate(q, 'OF n, p')}`,
     [childId],
   );
-  return row;
+  if (!row) return undefined;
+  const end: ChildEnd = {
+    mode: row.childMode,
+    attributes: row.childAttributes,
+    params: row.childParams,
+    result: row.childResult,
+    error: row.childError,
+    instance: row.childInstance,
+    status: row.status,
+    child: row.child,
+    leased: row.leased,
+    nodes: typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes,
+  };
+  return { end, parent: loadedFromColumns(row.planId, row) };
 }
 
 /**
@@ -37,13 +80,7 @@ export async function childLink(q: Queryable, childId: string): Promise<ChildEnd
  * JSON object); failed → failed with the child's error and id (retryable per the node's retries,
  * except a re-plan request); cancelled → failed naming who cancelled it, not retried.
  */
-export async function childResult(
-  q: Queryable,
-  childId: string,
-  plan: ChildEnd,
-  to: PlanStatus,
-  by: { actor?: string; reason?: string },
-): Promise<AttemptResult> {
+export function childResult(childId: string, plan: ChildEnd, to: PlanStatus, by: { actor?: string; reason?: string }): AttemptResult {
   const name = `child plan ${childId}${plan.instance ? ` (${plan.instance})` : ''}`;
   if (to === 'cancelled') {
     const who = by.actor ? ` by ${by.actor}` : '';
@@ -55,11 +92,7 @@ export async function childResult(
     return { kind: 'failed', error: replan ? error : `${name} failed: ${error}`, retryable: !replan };
   }
   if (plan.result !== null) return { kind: 'done', output: decodeText(plan.result) ?? '' };
-  const nodes = await q.all<{ id: string; status: string; output: string | null; answer: string | null; sink: number | boolean }>(
-    `SELECT n.node_id AS "id", n.status, n.output, n.answer, NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = n.plan_id AND e.from_node = n.node_id) AS "sink" ` +
-      `FROM nodes n WHERE n.plan_id = ? ORDER BY n.id`,
-    [childId],
-  );
+  const nodes = plan.nodes ?? [];
   const byId = new Map(nodes.map((n) => [n.id, { status: n.status, output: decodeText(n.output), answer: decodeText(n.answer) }]));
   const output = parseJsonObject(plan.attributes).output;
   if (output !== undefined) {

@@ -1,13 +1,16 @@
 import { finishAttempts } from '../../engine/attempts.js';
 import { initialSnapshot } from '../../engine/initial-state.js';
-import { start } from '../../engine/plan-steps.js';
+import { start, startedState } from '../../engine/plan-steps.js';
+import type { Snapshot } from '../../engine/snapshot.js';
 import type { Step } from '../../engine/step.js';
 import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
 import { appendMessages, listMessages } from '../sql/messages.js';
 import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
-import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, tokenRowId, type LoadedPlan } from '../sql/load.js';
-import { insertPlan, planNotFound } from '../sql/plans.js';
+import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
+import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
+import { toClaimed } from '../sql/claim.js';
+import { encodeText } from '../text.js';
 import { chainOf, childSlot, descendants, lockRoot, placeOf, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
@@ -64,7 +67,7 @@ export class TreeStore {
       const root = claim.rootPlanId ?? claim.planId;
       await lockRoot(q, root);
       const rowId = tokenRowId(claim.token);
-      const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode);
+      const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, child.graph.nodes.length);
       if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
       const depth = slot.depth + 1;
       const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
@@ -84,13 +87,17 @@ export class TreeStore {
       snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
       snapshot.plan.root = root;
       const { agentCode, detach, ...input } = child;
+      const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
+      const startStep = start(snapshot, candidates, take);
+      // The child's rows are written as its start leaves them, where it only makes nodes ready (and hands them over): one write, not two.
+      const started = bornStarted(snapshot, startStep, slot.ids, handOff);
       // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
       // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
       const wait = {
         sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
         params: [id, rowId],
       };
-      const rows = await insertPlan(
+      const inserted = await insertPlan(
         q,
         { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
         snapshot,
@@ -106,19 +113,29 @@ export class TreeStore {
           },
         ],
         [wait],
+        started,
       );
       const written: Written[] = [];
       if (detach) written.push(await this.#finishDetached(q, claim, id));
-      const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
-      const started = await this.writer.write(
-        q,
-        [{ step: start(snapshot, candidates, take), plan: snapshot.plan }],
-        (_, node) => rows.get(node),
-        new Map(),
-        take && handOff ? { owner: handOff.owner, leaseMs: handOff.leaseMs, limit: handOff.limit, claimOthers: false } : undefined,
-      );
-      written.push(started);
-      return { result: { kind: 'started', childPlanId: id, instance, claimed: take ? claimsOf(started) : [] }, written };
+      const planned = { step: startStep, plan: snapshot.plan };
+      if (started) {
+        const handed = [...started.leases].map(([node, lease]) =>
+          handedNode(snapshot, started, inserted, node, lease.token, { params: input.params ?? {}, agentCode }),
+        );
+        written.push(this.writer.inserted(planned, handed));
+      } else {
+        const rows = inserted.rows;
+        written.push(
+          await this.writer.write(
+            q,
+            [planned],
+            (_, node) => rows.get(node),
+            new Map(),
+            take && handOff ? { owner: handOff.owner, leaseMs: handOff.leaseMs, limit: handOff.limit, claimOthers: false } : undefined,
+          ),
+        );
+      }
+      return { result: { kind: 'started', childPlanId: id, instance, claimed: take ? claimsOf(written.at(-1)!) : [] }, written };
     });
     for (const written of outcome.written) await this.writer.after(written);
     return outcome.result;
@@ -222,6 +239,58 @@ export class TreeStore {
     for (const written of outcome.written) await this.writer.after(written);
     return outcome.first;
   }
+}
+
+/** The child's rows as its start leaves them (insertPlan's StartedRows), when the start only makes nodes ready and hands some to the worker. */
+function bornStarted(snapshot: Snapshot, step: Step, ids: readonly number[], handOff: { owner: string; leaseMs: number } | undefined): StartedRows | undefined {
+  const state = startedState(snapshot, step);
+  if (!state) return undefined;
+  // Row ids follow the graph's node order, as the snapshot's.
+  const rowIds = new Map([...snapshot.nodes.keys()].map((node, i) => [node, ids[i]!]));
+  const leases = new Map<string, { owner: string; token: string; ms: number }>();
+  for (const change of step.changes) {
+    if (!change.claim) continue;
+    if (!handOff) return undefined;
+    leases.set(change.node, { owner: handOff.owner, token: newLeaseToken(rowIds.get(change.node)!), ms: handOff.leaseMs });
+  }
+  return { status: state.status, nodes: state.nodes, ids, leases, events: step.events };
+}
+
+/** A node handed to the worker with its new child, as a claim describes it. */
+function handedNode(
+  snapshot: Snapshot,
+  started: StartedRows,
+  inserted: InsertedRows,
+  node: string,
+  token: string,
+  plan: { params: Record<string, string>; agentCode: string },
+): ClaimedNode {
+  const state = started.nodes.get(node)!;
+  const { id, attributes, mode, root } = snapshot.plan;
+  return toClaimed(
+    {
+      rowId: inserted.rows.get(node)!,
+      planId: id,
+      nodeId: node,
+      type: state.type,
+      label: encodeText(state.attributes?.label) ?? null,
+      attributes: JSON.stringify(state.attributes ?? {}),
+      attempts: state.attempts,
+      waiting: state.waiting,
+      taken: state.taken,
+      token,
+      leaseExpiresAt: inserted.leaseExpiresAt.get(node)!,
+    },
+    {
+      params: JSON.stringify(plan.params),
+      planAttributes: JSON.stringify(attributes),
+      planStatus: started.status,
+      planMode: mode,
+      planRevision: 1,
+      planRoot: root ?? null,
+      planAgent: plan.agentCode,
+    },
+  );
 }
 
 function failed(error: string): { result: StartedChild; written: Written[] } {
