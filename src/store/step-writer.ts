@@ -62,19 +62,23 @@ export class StepWriter {
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions = NO_CLAIM,
   ): Promise<Written> {
-    // A plan that settles in this write and is left with nothing to run ends in it, in the same rows.
+    // A plan that settles in this write and is left with nothing to run ends in it, in the same rows; and when
+    // that plan is a child, its parent node's step is decided now and written with it.
     const { settling, checked } = await this.#settleWith(q, given);
-    const steps = [...given, ...settling];
+    const parent = await this.#parentWith(q, [...given, ...settling], settling, rows, tokens, claim);
+    const steps = [...given, ...settling, ...parent.steps];
+    const rowOf: RowIds = (plan, node) => rows(plan, node) ?? parent.rows(plan, node);
     const plans = new Map(steps.map((s) => [s.step.planId, { status: s.plan.status, ...(s.revision !== undefined ? { revision: s.revision } : {}) }]));
     const writes = toWriteSet(
       steps.map((s) => s.step),
-      rows,
+      rowOf,
       tokens,
       (planId) => plans.get(planId)!,
     );
     const wakes = wakeEvents(steps.map((s) => s.step));
     let persisted: Persisted | undefined;
-    const ended: PlannedStep[] = [...steps];
+    // The ends of child plans whose parent node's step is not in this write: their parents' steps follow it.
+    const ended: PlannedStep[] = [...given, ...(parent.steps.length > 0 ? [] : settling), ...parent.steps];
     const moved = new Set<string>();
     if (q.dialect === 'postgres') {
       persisted = await persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
@@ -106,6 +110,40 @@ export class StepWriter {
    */
   inserted(planned: PlannedStep, handed: ClaimedNode[]): Written {
     return { steps: [planned], persisted: { handed, claimed: [], planMoves: new Set([planned.step.planId]) }, wakes: wakeEvents([planned.step]), more: [] };
+  }
+
+  /**
+   * The parent node's step of the one child plan these settling steps end, decided before the write
+   * (what the write will leave of the child laid over what is read: no writer interleaves), so that the
+   * child's end and its parent node's go in one write; with the parent's row ids. Nothing when no child
+   * ends, or several do (each parent's step is then decided after the write before it, as for a child
+   * that ends otherwise).
+   */
+  async #parentWith(
+    q: Queryable,
+    own: readonly PlannedStep[],
+    settling: readonly PlannedStep[],
+    rows: RowIds,
+    tokens: ReadonlyMap<number, string>,
+    claim: HandOffOptions,
+  ): Promise<{ steps: PlannedStep[]; rows: RowIds }> {
+    const none = { steps: [], rows: () => undefined };
+    const ended = endedChildren(settling, new Set(settling.map((s) => s.step.planId)));
+    if (ended.length !== 1) return none;
+    const childId = ended[0]!.plan.id;
+    const ending = new Map<string, { status: string; output?: string | null }>();
+    for (const node of toWriteSet(
+      own.filter((s) => s.step.planId === childId).map((s) => s.step),
+      rows,
+      tokens,
+    ).nodes) {
+      ending.set(node.node_id, { status: node.status, ...(node.set_output ? { output: node.output } : {}) });
+    }
+    const used = own.reduce((n, s) => n + s.step.changes.filter((c) => c.claim).length, 0);
+    const [found] = await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots: Math.max(0, claim.limit - used) }, ending);
+    if (!found) return none;
+    const { step, loaded } = found;
+    return { steps: [{ step, plan: loaded.plan }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined) };
   }
 
   /**

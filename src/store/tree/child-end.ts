@@ -33,18 +33,20 @@ export function endedChildren(steps: ReadonlyArray<{ step: Step; plan: PlanState
  * The parent node's end for each ended child: done with the child's result or failed with its error
  * (child-result.ts), as a worker's report would end it — retries, onFailure, readiness of what follows.
  * A parent node that no longer waits on this child (cancelled with its plan, say) is left alone.
+ * `ending`: the child's nodes as a write not yet made leaves them (the one child that write ends).
  */
 export async function parentSteps(
   q: Queryable,
   ended: readonly EndedChild[],
   retryDefaults: RetryDefaults,
   handOff: { owner: string; slots: number } = { owner: '', slots: 0 },
+  ending?: Parameters<typeof childLink>[2],
 ): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
     // The child's end with the parent plan and node, locked, in one read.
-    const linked = await childLink(q, child.plan.id);
+    const linked = await childLink(q, child.plan.id, ending);
     if (!linked) continue;
     const { end: link, parent: loaded } = linked;
     if (link.status !== 'running' || link.child !== child.plan.id || link.leased !== null || loaded.plan.id !== parent.planId) continue;

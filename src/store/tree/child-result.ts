@@ -31,7 +31,7 @@ interface ChildNode {
   sink: number | boolean;
 }
 
-/** ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a JSON array. */
+/** ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a JSON array; one parameter: the child is completing in this write. */
 function childNodes(q: Queryable): string {
   const sink = `NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = x.plan_id AND e.from_node = x.node_id)`;
   const fields = `'id', x.node_id, 'status', x.status, 'output', x.output, 'answer', x.answer, 'sink', ${sink}`;
@@ -39,14 +39,20 @@ function childNodes(q: Queryable): string {
     q.dialect === 'postgres'
       ? `(SELECT json_agg(json_build_object(${fields}) ORDER BY x.id) FROM nodes x WHERE x.plan_id = c.id)`
       : `(SELECT json_group_array(json_object(${fields})) FROM (SELECT * FROM nodes WHERE plan_id = c.id ORDER BY id) x)`;
-  return `CASE WHEN c.status = 'completed' AND c.result IS NULL THEN ${nodes} END`;
+  return `CASE WHEN (c.status = 'completed' OR ? = 1) AND c.result IS NULL THEN ${nodes} END`;
 }
 
 /**
  * The child plan's end and its parent node's link to it, with the parent plan and node loaded and
  * locked for the parent node's step, in one read (undefined: no such child, or its node is gone).
+ * `ending`: the child completes in the write being prepared (its nodes as that write leaves them are
+ * laid over what is read: node id → status and, where the write sets it, output as stored).
  */
-export async function childLink(q: Queryable, childId: string): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
+export async function childLink(
+  q: Queryable,
+  childId: string,
+  ending?: ReadonlyMap<string, { status: string; output?: string | null }>,
+): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
   type ChildColumns = Pick<ChildEnd, 'child' | 'leased'> &
     Record<'childMode' | 'childAttributes' | 'childParams', string> &
     Record<'childResult' | 'childError' | 'childInstance', string | null>;
@@ -55,9 +61,14 @@ export async function childLink(q: Queryable, childId: string): Promise<{ end: C
     `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
       `${childNodes(q)} AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
       `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id JOIN plans p ON p.id = n.plan_id WHERE c.id = ?${forUpdate(q, 'OF n, p')}`,
-    [childId],
+    [ending ? 1 : 0, childId],
   );
   if (!row) return undefined;
+  const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes;
+  for (const node of nodes ?? []) {
+    const after = ending?.get(node.id);
+    if (after) Object.assign(node, { status: after.status }, after.output !== undefined ? { output: after.output } : {});
+  }
   const end: ChildEnd = {
     mode: row.childMode,
     attributes: row.childAttributes,
@@ -68,7 +79,7 @@ export async function childLink(q: Queryable, childId: string): Promise<{ end: C
     status: row.status,
     child: row.child,
     leased: row.leased,
-    nodes: typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes,
+    nodes,
   };
   return { end, parent: loadedFromColumns(row.planId, row) };
 }
