@@ -4,7 +4,6 @@ import { fromTemplate, type PreparedPlan } from '../plans/prepare-plan.js';
 import { loadTemplate, type Template } from '../templates/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ChildInput } from '../kinds/agent-child.js';
-import type { ReadDotOptions } from '../dot/index.js';
 import type { ValidateOptions } from '../validate/types.js';
 
 /** What making a child plan needs of its agent's definition (src/agents/types.ts). */
@@ -20,7 +19,6 @@ export interface ChildPlanContext {
   cwd: string;
   /** Where a workflow agent's template is looked up by name (read once by the starter). */
   templateDirs: readonly string[];
-  dotLimits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'>;
   /** Validation of the child's plan (the agents it may use). */
   validation: Partial<ValidateOptions>;
   /** Workflow children made before, for this context's tools and validation (a worker's starter keeps one). */

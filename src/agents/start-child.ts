@@ -1,4 +1,3 @@
-import type { ReadDotOptions } from '../dot/index.js';
 import { ValidationError, formatDiagnostic } from '../model/diagnostics.js';
 import type { ChildStart, ChildStarter } from '../kinds/agent-child.js';
 import type { Store, TreeLimits } from '../store/index.js';
@@ -19,7 +18,6 @@ export interface StarterDeps {
   agents: AgentLookup;
   limits: TreeLimits;
   cwd: string;
-  dotLimits: Pick<ReadDotOptions, 'maxBytes' | 'maxASTNodes'>;
 }
 
 /**
@@ -56,7 +54,6 @@ export function childStarter(deps: StarterDeps): ChildStarter {
           tools: deps.tools,
           cwd: deps.cwd,
           templateDirs,
-          dotLimits: deps.dotLimits,
           validation: { allowAgent: true },
           prepared: made,
         });

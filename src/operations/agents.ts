@@ -1,7 +1,6 @@
 import { childStarter } from '../agents/start-child.js';
 import { ReactDriver } from '../agents/react/driver.js';
 import { llmReactModel } from '../agents/react/model.js';
-import { dotLimits } from '../config/dot-limits.js';
 import type { LlmClient } from '../llm/client.js';
 import type { WorkerOptions } from '../worker/worker-events.js';
 import type { Dotplan } from './dotplan.js';
@@ -20,7 +19,6 @@ export function agentWorkers(dotplan: Dotplan, client: LlmClient | undefined): P
     agents,
     limits: { maxPlanDepth: config.limits.maxPlanDepth, maxChildPlans: config.limits.maxChildPlans },
     cwd: dotplan.cwd,
-    dotLimits: dotLimits(config),
   });
   return { children, ...(client ? { react: new ReactDriver({ store, tools, config, model: llmReactModel(client), agents }) } : {}) };
 }

@@ -63,7 +63,7 @@ export async function openTreeHarness(options: {
   for (const agent of options.agents) registry.register({ description: agent.code, ...agent } as AgentDefinition, 'test');
   Object.assign(config.reflection, options.reflection ?? {});
   const limits = { maxPlanDepth: options.limits?.maxPlanDepth ?? 4, maxChildPlans: options.limits?.maxChildPlans ?? 100 };
-  const children = childStarter({ store, tools, agents, limits, cwd: dir, dotLimits: {} });
+  const children = childStarter({ store, tools, agents, limits, cwd: dir });
   const llm = options.llmUrl === undefined ? undefined : createLlmClient({ baseURL: options.llmUrl, model: 'scripted', timeoutMs: 10_000, maxRetries: 0 });
   const drivers = llm
     ? {

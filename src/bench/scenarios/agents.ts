@@ -34,7 +34,6 @@ export async function agentWorld(store: Store, tools: ToolCatalogue, maxChildPla
     agents: { get: (code) => byCode.get(code), list: () => AGENTS },
     limits: { maxPlanDepth: 4, maxChildPlans },
     cwd: dir,
-    dotLimits: {},
   });
   return { children, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
