@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// An agent step beside a plain chain step, for before/after comparisons of the agent path: each round
+// opens a fresh database, runs a plain chain and then a chain of agent nodes (each a one-node workflow
+// child), and prints both p50 gaps and their ratio; then the medians. With --count, one more round counts
+// the statements the worker sends per agent step, by text, around the database driver.
+//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count]
+// PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { measureChain } from '../dist/bench/scenarios/chain.js';
+import { measureAgentChain } from '../dist/bench/scenarios/agents.js';
+import { RunLog } from '../dist/bench/scenarios/run-log.js';
+
+const args = process.argv.slice(2);
+const count = args.includes('--count');
+const [backend = 'sqlite', rounds = '3'] = args.filter((a) => !a.startsWith('--'));
+const PLAIN_STEPS = 500;
+const AGENT_STEPS = 200;
+
+/** Statement text → calls while `counting`, around pg's Client.query and better-sqlite3's statements. */
+const calls = new Map();
+let counting = false;
+const tally = (text) => {
+  if (!counting) return;
+  const key = String(text).replace(/\s+/g, ' ').slice(0, 100);
+  calls.set(key, (calls.get(key) ?? 0) + 1);
+};
+if (count) {
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (config, ...rest) {
+    tally(typeof config === 'string' ? config : config.text);
+    return query.call(this, config, ...rest);
+  };
+  const prepare = Database.prototype.prepare;
+  Database.prototype.prepare = function (sql) {
+    const statement = prepare.call(this, sql);
+    for (const method of ['run', 'all', 'get']) {
+      const call = statement[method];
+      statement[method] = function (...params) {
+        tally(sql);
+        return call.apply(this, params);
+      };
+    }
+    return statement;
+  };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One round on a fresh database: the plain chain's and the agent chain's p50 step, in ms. */
+async function round(counted = false) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-agent-step-'));
+  const databaseUrl = backend === 'sqlite' ? `file:${path.join(dir, 'bench.db')}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const scratch = await openScratchStore({ backend, databaseUrl });
+  try {
+    const log = new RunLog();
+    const tools = await log.registry();
+    const plain = (await measureChain(backend, scratch.store, tools, log, PLAIN_STEPS, 10)).results.find((r) => r.scenario === 'chain-latency-p50').value;
+    counting = counted;
+    const agent = (await measureAgentChain(backend, scratch.store, tools, log, AGENT_STEPS, 10)).value;
+    counting = false;
+    return { plain, agent, ratio: agent / plain };
+  } finally {
+    await scratch.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (let i = 1; i <= Number(rounds); i++) {
+  const r = await round();
+  results.push(r);
+  console.log(`round ${i}: plain step ${r.plain.toFixed(3)} ms, agent step ${r.agent.toFixed(3)} ms, ratio ${r.ratio.toFixed(2)}×`);
+}
+const pick = (key) => median(results.map((r) => r[key]));
+console.log(
+  `${backend}, median of ${results.length}: plain step ${pick('plain').toFixed(3)} ms, agent step ${pick('agent').toFixed(3)} ms, ratio ${pick('ratio').toFixed(2)}×`,
+);
+if (count) {
+  // Counted in a round of its own, after the timed ones: the wrapper's cost stays out of their figures.
+  await round(true);
+  const total = [...calls.values()].reduce((a, b) => a + b, 0);
+  console.log(`statements per agent step (${AGENT_STEPS} steps, an extra round): ${(total / AGENT_STEPS).toFixed(1)}`);
+  for (const [text, n] of [...calls].sort((a, b) => b[1] - a[1]))
+    if (n >= AGENT_STEPS / 10) console.log(`  ${(n / AGENT_STEPS).toFixed(2).padStart(5)}  ${text}`);
+}
