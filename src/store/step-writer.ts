@@ -155,10 +155,12 @@ export class StepWriter {
   async #settleWith(q: Queryable, steps: readonly PlannedStep[]): Promise<{ settling: PlannedStep[]; checked: Set<string> }> {
     const settling: PlannedStep[] = [];
     const checked = new Set<string>();
+    const stepsOf = new Map<string, number>();
+    for (const { step } of steps) stepsOf.set(step.planId, (stepsOf.get(step.planId) ?? 0) + 1);
     for (const planned of steps) {
       const { step, plan } = planned;
       if (!step.settle || step.planChange || plan.status !== 'running' || !modeRules(plan.mode).settles || !settlesInWrite(q, planned)) continue;
-      if (steps.filter((s) => s.step.planId === step.planId).length > 1) continue;
+      if (stepsOf.get(step.planId)! > 1) continue;
       const after = new Map(step.changes.map((c) => [c.node, c.status]));
       // A node the step leaves active (made ready, handed over, waiting): the plan goes on, nothing to read.
       if ([...after.values()].some((status) => !TERMINAL_NODE_STATUSES.has(status))) {
@@ -195,7 +197,7 @@ export class StepWriter {
     for (const more of written.more) await this.after(more);
     if (this.db.dialect !== 'postgres') return;
     for (const planned of written.steps) {
-      if (holding?.has(planned.step.planId) || planned.plan.root !== undefined) continue; // a child plan settled in its write
+      if (holding?.has(planned.step.planId) || settlesInWrite(this.db, planned)) continue; // it settled in its write
       if (await this.#settle(this.db, planned, written.persisted)) {
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
         this.#refreshLater(planned.step.planId);

@@ -3,7 +3,7 @@ import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
 import type { PlanStatus } from '../../model/types.js';
 import { nodeColumns, parseJsonObject, toNodeState, type NodeRow } from '../rows.js';
-import { chunk, forUpdate, marks, type Queryable } from './executor.js';
+import { chunk, forUpdate, marks, type Queryable, type Statement } from './executor.js';
 
 /**
  * Loading what a step reads, inside the transaction that will write it: on PostgreSQL the node rows
@@ -173,11 +173,13 @@ export interface LeasedRow extends Row {
   leaseToken: string | null;
 }
 
-/** `first`: a condition the first read takes first (the tree lock, withTreeLock). */
-export async function lockLeased(q: Queryable, rowIds: readonly number[], first = { sql: '', params: [] as unknown[] }): Promise<LeasedRow[]> {
+const NO_CONDITION: Statement = { sql: '', params: [] };
+
+/** The running rows of these ids, locked in id order; `first`: a condition the first read takes first (the tree lock, withTreeLock). */
+export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_CONDITION): Promise<LeasedRow[]> {
   const out: LeasedRow[] = [];
   for (const [i, part] of chunk(rowIds).entries()) {
-    const before = i === 0 ? first : { sql: '', params: [] };
+    const before = i === 0 ? first : NO_CONDITION;
     out.push(
       ...(await q.all<LeasedRow>(
         `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running'${before.sql} ORDER BY id${forUpdate(q)}`,

@@ -22,19 +22,12 @@ export function nodeNotFound(planId: string, nodeId: string): NotFoundError {
 
 /**
  * A new plan's rows: the plan, revision 1, one row per node (its live state and readiness counters
- * from `snapshot`) and per edge, and the creation events, then `also` (events of other plans: a child's
- * start on its parent node) and `alongside` (other writes of the same transaction: a parent node's move to
- * wait on its new child). Returns the nodes' row ids. On PostgreSQL a plan of up to 300 nodes is one
- * statement (each write a data-modifying CTE; foreign keys are checked at its end), on SQLite a few.
+ * from `snapshot`, or as `with.started` says) and per edge, and the creation events, then
+ * `with.also` and `with.alongside`. Returns the nodes' row ids. On PostgreSQL a plan of up to 300 nodes
+ * is one statement (each write a data-modifying CTE; foreign keys are checked at its end), on SQLite a few.
  */
-export async function insertPlan(
-  q: Queryable,
-  input: CreatePlanInput,
-  snapshot: Snapshot,
-  also: readonly EventInput[] = [],
-  alongside: readonly Statement[] = [],
-  started?: StartedRows,
-): Promise<InsertedRows> {
+export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot: Snapshot, extra: InsertExtras = {}): Promise<InsertedRows> {
+  const { also = [], alongside = [], started } = extra;
   const { plan } = snapshot;
   const { graph } = input;
   const writes: Statement[] = [...alongside];
@@ -107,6 +100,16 @@ export async function insertPlan(
   for (const write of writes) await q.run(write.sql, write.params);
   for (const part of nodes) addNodeRows(out, await q.all(part.sql, part.params));
   return out;
+}
+
+/** What else a plan's insert writes, in the same transaction (and on PostgreSQL the same statement). */
+export interface InsertExtras {
+  /** Events of other plans, after the plan's own: a child's start on its parent node. */
+  also?: readonly EventInput[];
+  /** Other writes: a parent node's move to wait on its new child. */
+  alongside?: readonly Statement[];
+  /** The plan's rows as its start leaves them, instead of the start written after them. */
+  started?: StartedRows;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PlanStatus } from '../../model/types.js';
-import { marks, type Queryable } from './executor.js';
+import { marks, type Queryable, type Statement } from './executor.js';
 import { reservedNodeIds } from './plans.js';
 
 /**
@@ -38,7 +38,7 @@ export async function lockRoot(q: Queryable, root: string): Promise<void> {
  * before its rows are locked); always true. Nothing on SQLite. Rows read under it are locked rows
  * only (FOR UPDATE sees their newest version): the statement's snapshot predates the lock.
  */
-export function withTreeLock(q: Queryable, root: string): { sql: string; params: unknown[] } {
+export function withTreeLock(q: Queryable, root: string): Statement {
   return q.dialect === 'postgres' ? { sql: ` AND ${TREE_LOCK} IS NOT NULL`, params: [treeKey(root)] } : { sql: '', params: [] };
 }
 

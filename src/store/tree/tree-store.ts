@@ -101,19 +101,21 @@ export class TreeStore {
         q,
         { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
         snapshot,
-        [
-          {
-            planId: claim.planId,
-            node: claim.nodeId,
-            kind: 'child',
-            driver: 'engine',
-            actor: instance,
-            reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
-            detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
-          },
-        ],
-        [wait],
-        started,
+        {
+          also: [
+            {
+              planId: claim.planId,
+              node: claim.nodeId,
+              kind: 'child',
+              driver: 'engine',
+              actor: instance,
+              reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
+              detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
+            },
+          ],
+          alongside: [wait],
+          ...(started ? { started } : {}),
+        },
       );
       const written: Written[] = [];
       if (detach) written.push(await this.#finishDetached(q, claim, id));
