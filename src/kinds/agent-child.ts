@@ -1,4 +1,5 @@
-import type { ClaimedNode } from '../store/types.js';
+import type { ChildHandOff } from '../store/index.js';
+import type { ChildPreparer, ClaimedNode } from '../store/types.js';
 
 /** What an agent node passes to its child plan, references resolved — nothing else leaks in. */
 export interface ChildInput {
@@ -20,16 +21,12 @@ export type ChildStart =
   { kind: 'started'; childPlanId: string; instance: string; claimed: ClaimedNode[] } | { kind: 'failed'; error: string; retryable: boolean };
 
 /** The worker starting a child: it takes up to `limit` of the child's first ready nodes. */
-export interface ChildHandOff {
-  owner: string;
-  leaseMs: number;
-  limit: number;
-}
+export type { ChildHandOff } from '../store/index.js';
 
 /**
  * Starts an agent node's child plan: builds the plan its agent's kind makes of the input and, in one
  * transaction, creates it (exactly once per attempt) and moves the node to wait on it (src/agents/children.ts).
  */
-export interface ChildStarter {
+export interface ChildStarter extends ChildPreparer {
   start(claim: ClaimedNode, input: ChildInput, signal: AbortSignal, handOff?: ChildHandOff): Promise<ChildStart>;
 }

@@ -31,14 +31,39 @@ export const agentKind: NodeKind = {
 
 class AgentInputError extends Error {}
 
-/** The node's attributes as the child gets them: task, agentParams and inherited values with references resolved. */
-export async function childInput(claim: ClaimedNode, plans: Parameters<typeof fetchReferencedNodes>[1]): Promise<ChildInput> {
+/**
+ * childInput without reading the database, for the write that hands the node over to start its child
+ * in (FinishOptions.children): undefined where the node's texts refer to other nodes (their outputs are
+ * read as the node runs) or its input is refused (its attempt fails with the reason as it runs).
+ */
+export async function childInputUnread(claim: ClaimedNode): Promise<ChildInput | undefined> {
+  const refersToNodes = inputTexts(claim).some((text) => text?.includes('{{') === true && findReferences(text).some((ref) => ref.kind === 'nodes'));
+  if (refersToNodes) return undefined;
+  try {
+    return await childInput(claim, undefined);
+  } catch (error) {
+    if (error instanceof AgentInputError) return undefined;
+    throw error;
+  }
+}
+
+/** The texts of an agent node that may hold references: task, agentParams, and each inherited name as a reference. */
+function inputTexts(claim: ClaimedNode): Array<string | undefined> {
+  const a = claim.attributes;
+  return [a.task, a.agentParams, ...commaList(a.inherit).map((name) => `{{${name}}}`)];
+}
+
+/**
+ * The node's attributes as the child gets them: task, agentParams and inherited values with references
+ * resolved (the upstream nodes they name read with `plans`; none without).
+ */
+export async function childInput(claim: ClaimedNode, plans: Parameters<typeof fetchReferencedNodes>[1] | undefined): Promise<ChildInput> {
   const a = claim.attributes;
   const agentCode = a.agentCode?.trim();
   if (!agentCode) throw new AgentInputError(`agent node "${claim.nodeId}" has no agentCode: name a registered agent (dotplan agent list)`);
   const inherit = commaList(a.inherit);
   const inheritRefs = inherit.map((name) => `{{${name}}}`);
-  const upstream = await fetchReferencedNodes(claim, plans, [a.task, a.agentParams, ...inheritRefs]);
+  const upstream = plans ? await fetchReferencedNodes(claim, plans, inputTexts(claim)) : new Map<string, UpstreamNode>();
   const scope = { params: claim.params, nodes: (id: string): UpstreamNode | undefined => upstream.get(id) };
   const resolve = (text: string, where: string): string => {
     try {

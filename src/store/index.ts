@@ -46,15 +46,16 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   }
   const wakes = new Wakes(connection.listener ? { postgresListener: connection.listener } : { dataVersion: () => (db as SqliteDb).dataVersion() });
   const writer = new StepWriter(db, wakes, options.retryDefaults ?? defaultConfig().retry);
+  const tree = new TreeStore(db, writer);
   let closed = false;
   return {
     backend: db.dialect,
     target,
     plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
-    queue: new SqlWorkQueue(db, writer),
+    queue: new SqlWorkQueue(db, writer, tree),
     events: new SqlEventFeed(db, wakes),
     llm: new SqlLlmQueue(db),
-    tree: new TreeStore(db, writer),
+    tree,
     attention: new SqlAttentionQueue(db),
     async close() {
       if (closed) return;
@@ -75,4 +76,4 @@ export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
 export { pathFromRoot } from './tree/path-from-root.js';
-export type { TreeStore, TreeLimits, NewChild, StartedChild, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';
+export type { TreeStore, TreeLimits, NewChild, StartedChild, ChildHandOff, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

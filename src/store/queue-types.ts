@@ -1,6 +1,7 @@
 import type { AttemptResult, NodeState, OutEdge, PlanState } from '../engine/index.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
 import type { Attributes, NodeStatus, NodeType } from '../model/types.js';
+import type { NewChild, TreeLimits } from './tree/tree-store.js';
 
 /**
  * The work queue's types (src/store/work-queue.ts): what a claim hands a worker, what a worker reports
@@ -77,6 +78,26 @@ export interface FinishOptions extends HandOffOptions {
   retryDefaults: RetryDefaults;
   /** Plans in which the caller still runs other nodes: they cannot be over yet. */
   holding?: ReadonlySet<string>;
+  /**
+   * The children of the agent nodes the write hands to the caller: started in that write (the claim
+   * and its child in one transaction), their first nodes handed over in place of the agent node.
+   */
+  children?: ChildPreparer;
+}
+
+/** An agent node's child plan, made without reading the database, and the tree's limits. */
+export interface ChildToStart {
+  child: NewChild;
+  limits: TreeLimits;
+}
+
+export interface ChildPreparer {
+  /**
+   * The child that this claimed agent node starts; undefined leaves the node to its worker, which
+   * starts the child as it runs the node (where the child needs upstream outputs read, or the node
+   * is refused and its attempt fails with the reason).
+   */
+  prepare(claim: ClaimedNode): Promise<ChildToStart | undefined>;
 }
 
 export interface FinishOutcome {

@@ -13,6 +13,7 @@ import { isRetryableDbError } from './sql/retry.js';
 import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './decide.js';
 import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
+import type { TreeStore } from './tree/tree-store.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
@@ -31,10 +32,18 @@ export function leaseLost(): ConflictError {
  * alone (`finishFromBasis`); otherwise — or when a checked value no longer holds — in a transaction
  * that locks what it reads first (`finishLocked`). Both write the same rows.
  */
+/** Agent nodes a write handed over whose children it started (their tokens), the children's first nodes handed over instead, and those writes. */
+interface ChildrenStarted {
+  delegated: Set<string>;
+  claimed: ClaimedNode[];
+  written: Written[];
+}
+
 export class SqlWorkQueue implements WorkQueue {
   constructor(
     private readonly db: Db,
     private readonly writer: StepWriter,
+    private readonly tree: TreeStore,
   ) {}
 
   async claim(options: ClaimOptions): Promise<ClaimedNode[]> {
@@ -108,7 +117,7 @@ export class SqlWorkQueue implements WorkQueue {
   /** The general finish: one transaction that locks the leased rows and their dependents before reading them. */
   async finishLocked(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome> {
     const refused = new Map<number, Error>();
-    const written = await this.db.tx(async (q) => {
+    const done = await this.db.tx(async (q) => {
       refused.clear();
       // Only a child plan's finish may end it and finish its parent node: only those take their tree's lock (root → leaf),
       // one tree's in the read of the leased rows, several in turn before it.
@@ -149,9 +158,10 @@ export class SqlWorkQueue implements WorkQueue {
         await loadDependents(q, loaded, ids);
       }
       const steps = await this.#steps(valid, byPlan, options, q);
-      return this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
+      const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
+      return { written, started: await this.#startChildren(q, written, options, roots) };
     });
-    const outcome = await this.#outcome(reports, written, options);
+    const outcome = await this.#outcome(reports, done.written, options, done.started);
     for (const [index, error] of refused) outcome.results[index] = error;
     return outcome;
   }
@@ -215,8 +225,34 @@ export class SqlWorkQueue implements WorkQueue {
     return steps;
   }
 
-  async #outcome(reports: readonly AttemptReport[], written: Written, options: FinishOptions): Promise<FinishOutcome> {
+  /**
+   * The children of the agent nodes this write handed to the caller (FinishOptions.children), started
+   * in its transaction: each agent node then waits on its child, and the child's first node is handed
+   * over in its place. On PostgreSQL only in a tree whose lock the write holds (a child's end hands
+   * over the next agent node of its tree): taking a tree's lock while holding one of its rows could
+   * deadlock with a cascade, which takes them the other way round.
+   */
+  async #startChildren(q: Queryable, written: Written, options: FinishOptions, lockedRoots: readonly string[]): Promise<ChildrenStarted> {
+    const started: ChildrenStarted = { delegated: new Set(), claimed: [], written: [] };
+    if (!options.children) return started;
+    for (const claim of claimsOf(written)) {
+      if (claim.type !== 'agent' || (q.dialect === 'postgres' && !lockedRoots.includes(claim.rootPlanId ?? claim.planId))) continue;
+      const prepared = await options.children.prepare(claim).catch(() => undefined);
+      if (!prepared) continue;
+      const handOff = { owner: options.owner, leaseMs: options.leaseMs, limit: 1 };
+      const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, handOff, true);
+      // A child refused (a limit reached) is not started: the worker runs the node, whose attempt fails with the reason.
+      if (child.result.kind !== 'started') continue;
+      started.delegated.add(claim.token);
+      started.claimed.push(...child.result.claimed);
+      started.written.push(...child.written);
+    }
+    return started;
+  }
+
+  async #outcome(reports: readonly AttemptReport[], written: Written, options: FinishOptions, children?: ChildrenStarted): Promise<FinishOutcome> {
     await this.writer.after(written, options.holding);
+    for (const more of children?.written ?? []) await this.writer.after(more);
     const statuses = new Map<string, NodeState['status']>();
     for (const { step } of written.steps) for (const change of step.changes) statuses.set(`${step.planId}\u0000${change.node}`, change.status);
     return {
@@ -224,7 +260,7 @@ export class SqlWorkQueue implements WorkQueue {
         const status = statuses.get(`${r.claim.planId}\u0000${r.claim.nodeId}`);
         return status !== undefined ? { status } : leaseLost();
       }),
-      claimed: claimsOf(written),
+      claimed: children ? [...claimsOf(written).filter((c) => !children.delegated.has(c.token)), ...children.claimed] : claimsOf(written),
     };
   }
 

@@ -236,7 +236,16 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const limit = this.free();
     this.reserved += limit;
     const holding = new Set([...this.inflight.values()].map((i) => i.claim.planId));
-    return { owner: this.owner, leaseMs: this.options.leaseMs, limit, retryDefaults: this.options.retryDefaults, holding, claimOthers: this.backlog };
+    return {
+      owner: this.owner,
+      leaseMs: this.options.leaseMs,
+      limit,
+      retryDefaults: this.options.retryDefaults,
+      holding,
+      claimOthers: this.backlog,
+      // An agent node the write hands over starts its child in that write (its worker no longer has to).
+      ...(this.options.children ? { children: this.options.children } : {}),
+    };
   }
 
   private launchClaimed(claimed: ClaimedNode[], reserved: number): void {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childStarter, type AgentLookup } from '../../src/agents/start-child.js';
 import type { ChildAgent } from '../../src/agents/child-plans.js';
+import type { ChildStarter } from '../../src/kinds/agent-child.js';
 import { defaultConfig, type Config } from '../../src/config/defaults.js';
 import { preparePlan } from '../../src/plans/prepare-plan.js';
 import { createRegistry } from '../../src/tools/registry.js';
@@ -27,6 +28,8 @@ export interface TreeHarness {
   store: TestStore;
   tools: ToolCatalogue;
   dir: string;
+  /** The workers' child starter (the agent registry, templates and limits above). */
+  children: ChildStarter;
   /** Creates and starts a root plan from DOT text (agent nodes allowed). */
   create(dot: string): Promise<string>;
   /** A worker that runs until nothing is left to do. */
@@ -89,6 +92,7 @@ export async function openTreeHarness(options: {
     store,
     tools,
     dir,
+    children,
     async create(dot) {
       const { warnings: _w, ...prepared } = await preparePlan(tools, { dot }, 'test', {}, dir, { allowAgent: true });
       return (await store.plans.create(prepared)).id;

@@ -31,6 +31,13 @@ export interface NewChild extends Omit<CreatePlanInput, 'child'> {
   detach: boolean;
 }
 
+/** The worker starting a child: it takes up to `limit` of the child's first ready nodes. */
+export interface ChildHandOff {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+}
+
 export type StartedChild =
   { kind: 'started'; childPlanId: string; instance: string; claimed: ClaimedNode[] } | { kind: 'failed'; error: string; retryable: false };
 
@@ -57,90 +64,99 @@ export class TreeStore {
    * creates and starts the child (the unique key on parent plan, node and attempt makes a second one
    * impossible) and moves the node to wait on it — no lease, no polling — or, detached, to done.
    */
-  async startChild(
+  async startChild(claim: ClaimedNode, child: NewChild, limits: TreeLimits, handOff?: ChildHandOff): Promise<StartedChild> {
+    const outcome = await this.db.tx((q) => this.startChildIn(q, claim, child, limits, handOff));
+    for (const written of outcome.written) await this.writer.after(written);
+    return outcome.result;
+  }
+
+  /**
+   * startChild in the caller's transaction — the write that handed the agent node to its worker
+   * (work-queue.ts), which holds the tree's lock already when `treeLocked` — with the writes made, for
+   * the caller to pass to StepWriter.after once it commits.
+   */
+  async startChildIn(
+    q: Queryable,
     claim: ClaimedNode,
     child: NewChild,
     limits: TreeLimits,
-    handOff?: { owner: string; leaseMs: number; limit: number },
-  ): Promise<StartedChild> {
-    const outcome = await this.db.tx(async (q): Promise<{ result: StartedChild; written: Written[] }> => {
-      const root = claim.rootPlanId ?? claim.planId;
-      await lockRoot(q, root);
-      const rowId = tokenRowId(claim.token);
-      const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, child.graph.nodes.length);
-      if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
-      const depth = slot.depth + 1;
-      const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
-      if (depth > limits.maxPlanDepth) {
-        return failed(
-          `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
-        );
-      }
-      if (slot.made >= limits.maxChildPlans) {
-        return failed(
-          `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${slot.made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${await path()}); raise the setting`,
-        );
-      }
-      const { instance } = slot;
-      const id = newPlanId();
-      const { snapshot, candidates } = initialSnapshot(id, child.graph);
-      snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
-      snapshot.plan.root = root;
-      const { agentCode, detach, ...input } = child;
-      const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
-      const startStep = start(snapshot, candidates, take);
-      // The child's rows are written as its start leaves them, where it only makes nodes ready (and hands them over): one write, not two.
-      const started = bornStarted(snapshot, startStep, slot.ids, handOff);
-      // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
-      // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
-      const wait = {
-        sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
-        params: [id, rowId],
-      };
-      const inserted = await insertPlan(
-        q,
-        { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
-        snapshot,
-        {
-          also: [
-            {
-              planId: claim.planId,
-              node: claim.nodeId,
-              kind: 'child',
-              driver: 'engine',
-              actor: instance,
-              reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
-              detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
-            },
-          ],
-          alongside: [wait],
-          ...(started ? { started } : {}),
-        },
+    handOff?: ChildHandOff,
+    treeLocked = false,
+  ): Promise<{ result: StartedChild; written: Written[] }> {
+    const root = claim.rootPlanId ?? claim.planId;
+    if (!treeLocked) await lockRoot(q, root);
+    const rowId = tokenRowId(claim.token);
+    const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, child.graph.nodes.length);
+    if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
+    const depth = slot.depth + 1;
+    const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
+    if (depth > limits.maxPlanDepth) {
+      return failed(
+        `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
       );
-      const written: Written[] = [];
-      if (detach) written.push(await this.#finishDetached(q, claim, id));
-      const planned = { step: startStep, plan: snapshot.plan };
-      if (started) {
-        const handed = [...started.leases].map(([node, lease]) =>
-          handedNode(snapshot, started, inserted, node, lease.token, { params: input.params ?? {}, agentCode }),
-        );
-        written.push(this.writer.inserted(planned, handed));
-      } else {
-        const rows = inserted.rows;
-        written.push(
-          await this.writer.write(
-            q,
-            [planned],
-            (_, node) => rows.get(node),
-            new Map(),
-            take && handOff ? { owner: handOff.owner, leaseMs: handOff.leaseMs, limit: handOff.limit, claimOthers: false } : undefined,
-          ),
-        );
-      }
-      return { result: { kind: 'started', childPlanId: id, instance, claimed: take ? claimsOf(written.at(-1)!) : [] }, written };
-    });
-    for (const written of outcome.written) await this.writer.after(written);
-    return outcome.result;
+    }
+    if (slot.made >= limits.maxChildPlans) {
+      return failed(
+        `CHILD_PLANS_EXCEEDED: the tree of ${root} already made ${slot.made} child plans, limits.maxChildPlans=${limits.maxChildPlans} (at ${await path()}); raise the setting`,
+      );
+    }
+    const { instance } = slot;
+    const id = newPlanId();
+    const { snapshot, candidates } = initialSnapshot(id, child.graph);
+    snapshot.plan.parent = { planId: claim.planId, nodeId: claim.nodeId };
+    snapshot.plan.root = root;
+    const { agentCode, detach, ...input } = child;
+    const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
+    const startStep = start(snapshot, candidates, take);
+    // The child's rows are written as its start leaves them, where it only makes nodes ready (and hands them over): one write, not two.
+    const started = bornStarted(snapshot, startStep, slot.ids, handOff);
+    // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
+    // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
+    const wait = {
+      sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
+      params: [id, rowId],
+    };
+    const inserted = await insertPlan(
+      q,
+      { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
+      snapshot,
+      {
+        also: [
+          {
+            planId: claim.planId,
+            node: claim.nodeId,
+            kind: 'child',
+            driver: 'engine',
+            actor: instance,
+            reason: `started child plan ${id} (${instance}, agent ${agentCode})${detach ? ', detached' : ''}`,
+            detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
+          },
+        ],
+        alongside: [wait],
+        ...(started ? { started } : {}),
+      },
+    );
+    const written: Written[] = [];
+    if (detach) written.push(await this.#finishDetached(q, claim, id));
+    const planned = { step: startStep, plan: snapshot.plan };
+    if (started) {
+      const handed = [...started.leases].map(([node, lease]) =>
+        handedNode(snapshot, started, inserted, node, lease.token, { params: input.params ?? {}, agentCode }),
+      );
+      written.push(this.writer.inserted(planned, handed));
+    } else {
+      const rows = inserted.rows;
+      written.push(
+        await this.writer.write(
+          q,
+          [planned],
+          (_, node) => rows.get(node),
+          new Map(),
+          take && handOff ? { owner: handOff.owner, leaseMs: handOff.leaseMs, limit: handOff.limit, claimOthers: false } : undefined,
+        ),
+      );
+    }
+    return { result: { kind: 'started', childPlanId: id, instance, claimed: take ? claimsOf(written.at(-1)!) : [] }, written };
   }
 
   /** A detached agent node is done once its child exists: its output is the child's id. */

@@ -1,0 +1,87 @@
+/**
+ * An agent node handed over by a write (the end of the child before it, say) has its child started in
+ * that same write: the worker is handed the child's first node, not the agent node, and the agent node
+ * already waits on its child — the claim and the child in one transaction, on SQLite and PostgreSQL.
+ * A node whose input refers to other nodes' outputs is handed over itself: its worker reads them and
+ * starts the child as it runs it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
+import type { ClaimedNode } from '../../src/store/types.js';
+import { runClaim } from '../../src/worker/run-claim.js';
+import { openTreeHarness, type TreeHarness } from './tree-harness.js';
+
+const LEASE = { owner: 'w', leaseMs: 30_000 };
+const retryDefaults = defaultConfig().retry;
+
+describe('an agent node handed over by a write starts its child in that write', () => {
+  let h: TreeHarness;
+  afterEach(async () => h?.cleanup());
+
+  /** The worker's part for a claimed node: run it by its kind (an agent node starts its child, handing over its first node). */
+  async function run(claim: ClaimedNode) {
+    return runClaim(claim, new AbortController().signal, {
+      plans: h.store.plans,
+      tools: h.tools,
+      retryDefaults,
+      log: () => undefined,
+      children: h.children,
+      handOff: { ...LEASE, limit: 1 },
+    });
+  }
+
+  /** A child's one node finished as its worker reports it, with the starter that may start the next agent node's child. */
+  async function finish(claim: ClaimedNode, output: string) {
+    return h.store.queue.finish([{ claim, result: { kind: 'done', output }, jitter: 0 }], { ...LEASE, limit: 1, retryDefaults, children: h.children });
+  }
+
+  it("hands over the child's first node in place of the agent node; input that refers to outputs leaves the node to its worker", async () => {
+    h = await openTreeHarness({
+      agents: [{ code: 'one', kind: 'workflow', template: 'one' }],
+      templates: { one: `digraph one { params="what" output="{{nodes.step.output}}" step [type=function toolCode=template toolInput="did {{params.what}}"] }` },
+    });
+    const root = await h.create(`digraph root {
+      a [type=agent agentCode=one agentParams="{\\"what\\": \\"a\\"}"]
+      b [type=agent agentCode=one agentParams="{\\"what\\": \\"b\\"}"]
+      c [type=agent agentCode=one agentParams="{\\"what\\": \\"{{nodes.b.output}} again\\"}"]
+      a -> b -> c
+    }`);
+    const [claimA] = await h.store.queue.claim({ ...LEASE, limit: 1 });
+    const startedA = await run(claimA!);
+    expect(startedA.kind).toBe('delegated');
+    const [stepA] = startedA.kind === 'delegated' ? (startedA.claimed ?? []) : [];
+    expect(stepA).toMatchObject({ nodeId: 'step', rootPlanId: root });
+
+    // a's child ends: a is done, b is handed over with its child started in the same write.
+    const afterA = await finish(stepA!, 'did a');
+    expect(afterA.results).toEqual([{ status: 'done' }]);
+    expect((await h.store.plans.node(root, 'a')).status).toBe('done');
+    const b = await h.store.plans.node(root, 'b');
+    expect(b.status).toBe('running');
+    expect(b.childPlanId).toMatch(/^p_/);
+    expect(b.leaseOwner).toBeUndefined(); // it waits on its child, holding no lease
+    expect(afterA.claimed.map((c) => [c.planId, c.nodeId])).toEqual([[b.childPlanId, 'step']]);
+    const childB = await h.store.plans.get(b.childPlanId!);
+    expect(childB).toMatchObject({ status: 'running', parent: { planId: root, nodeId: 'b', attempt: 1 }, instance: 'one_002', params: { what: 'b' } });
+    // The audit log: b claimed by the worker, then its child made and its first node claimed by the same worker.
+    expect((await h.store.events.list(root)).find((e) => e.nodeId === 'b' && e.to === 'running')?.actor).toBe('w');
+    expect((await h.store.events.list(childB.id)).find((e) => e.nodeId === 'step' && e.to === 'running')?.actor).toBe('w');
+
+    // b's child ends: c refers to b's output, so c itself is handed over, its child not started yet.
+    const afterB = await finish(afterA.claimed[0]!, 'did b');
+    expect(afterB.claimed.map((c) => [c.planId, c.nodeId])).toEqual([[root, 'c']]);
+    expect((await h.store.plans.node(root, 'c')).childPlanId).toBeUndefined();
+    const startedC = await run(afterB.claimed[0]!);
+    const [stepC] = startedC.kind === 'delegated' ? (startedC.claimed ?? []) : [];
+    expect((await h.store.plans.get(stepC!.planId)).params).toEqual({ what: 'did b again' });
+
+    const afterC = await finish(stepC!, 'did c');
+    expect(afterC.claimed).toEqual([]);
+    expect(await h.store.plans.get(root)).toMatchObject({ status: 'completed' });
+    expect((await h.store.plans.nodes(root)).map((n) => [n.id, n.output])).toEqual([
+      ['a', 'did a'],
+      ['b', 'did b'],
+      ['c', 'did c'],
+    ]);
+  });
+});
