@@ -6,7 +6,7 @@ import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { Db, Queryable } from './sql/executor.js';
 import { expiredPlans, renewLeases, lockExpired } from './sql/leases.js';
 import { lockRoots, lockTrees, withTreeLock } from './sql/tree.js';
-import { addRows, loadDependents, loadNodes, loadPlan, lockLeased, tokenRowId, type LoadedPlan } from './sql/load.js';
+import { addDependents, addRows, loadDependents, loadNodes, loadPlan, lockLeased, readDependents, tokenRowId, type LoadedPlan } from './sql/load.js';
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
@@ -124,27 +124,34 @@ export class SqlWorkQueue implements WorkQueue {
       const roots = [...new Set(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [r.claim.rootPlanId] : [])))];
       if (roots.length > 1) await lockRoots(q, roots);
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
-      const leased = new Map(
-        (
-          await lockLeased(
-            q,
-            rowIds.filter((id): id is number => id !== undefined),
-            roots.length === 1 ? withTreeLock(q, roots[0]!) : undefined,
-          )
-        ).map((row) => [Number(row.rowId), row]),
-      );
+      // Read at once (one round trip on PostgreSQL, whose server runs them in turn): the leased rows, whose
+      // read takes the tree's lock, then each plan the claims name and their nodes' dependents (locked).
+      const nodesOf = new Map<string, string[]>();
+      for (const { claim } of reports) nodesOf.set(claim.planId, [...(nodesOf.get(claim.planId) ?? []), claim.nodeId]);
+      const planIds = [...nodesOf.keys()];
+      const [leasedRows, plans, dependents] = await Promise.all([
+        lockLeased(
+          q,
+          rowIds.filter((id): id is number => id !== undefined),
+          roots.length === 1 ? withTreeLock(q, roots[0]!) : undefined,
+        ),
+        Promise.all(planIds.map((id) => loadPlan(q, id, false))),
+        Promise.all(planIds.map((id) => readDependents(q, id, nodesOf.get(id)!))),
+      ]);
+      const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
+      const read = new Map(planIds.map((id, i) => [id, { plan: plans[i], dependents: dependents[i]! }]));
       const byPlan = new Map<string, LoadedPlan>();
       const valid: AttemptReport[] = [];
       const tokens = new Map<number, string>();
       for (const [index, report] of reports.entries()) {
         const row = rowIds[index] === undefined ? undefined : leased.get(rowIds[index]);
-        if (!row || row.leaseToken !== report.claim.token) {
+        if (!row || row.leaseToken !== report.claim.token || row.planId !== report.claim.planId) {
           refused.set(index, leaseLost());
           continue;
         }
         let loaded = byPlan.get(row.planId);
         if (!loaded) {
-          loaded = await loadPlan(q, row.planId, false);
+          loaded = read.get(row.planId)?.plan;
           if (!loaded) throw new DotplanError('INTERNAL', `plan ${row.planId} of a leased node is gone`);
           byPlan.set(row.planId, loaded);
         }
@@ -155,7 +162,7 @@ export class SqlWorkQueue implements WorkQueue {
       for (const [planId, loaded] of byPlan) {
         const ids = valid.filter((r) => r.claim.planId === planId).map((r) => r.claim.nodeId);
         await loadNodes(q, loaded, ids);
-        await loadDependents(q, loaded, ids);
+        addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
       }
       const steps = await this.#steps(valid, byPlan, options, q);
       const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);

@@ -93,21 +93,40 @@ export async function loadNodes(q: Queryable, loaded: LoadedPlan, ids: readonly 
 /** Adds the outgoing edges of these nodes and the nodes they lead to (locked). */
 export async function loadDependents(q: Queryable, loaded: LoadedPlan, sources: readonly string[]): Promise<void> {
   const wanted = sources.filter((id) => !loaded.edges.has(id));
-  if (wanted.length === 0) return;
-  for (const id of wanted) loaded.edges.set(id, []);
-  const targets = new Set<string>();
-  for (const part of chunk(wanted)) {
-    // No DISTINCT or ORDER BY other than the index's: SQLite then seeks (plan_id, from_node) per source.
-    const rows = await q.all<{ from: string; to: string; when: string | null }>(
-      `SELECT from_node AS "from", to_node AS "to", when_match AS "when" FROM edges WHERE plan_id = ? AND from_node IN (${marks(part.length)}) ORDER BY id`,
-      [loaded.plan.id, ...part],
+  if (wanted.length > 0) addDependents(loaded, wanted, await readDependents(q, loaded.plan.id, wanted));
+}
+
+/** An outgoing edge (its id: the order of a node's edges) with the node it leads to. */
+export type DependentRow = Row & { edgeId: number; from: string; when: string | null };
+
+/**
+ * The outgoing edges of these nodes with the nodes they lead to, locked in row id order, in one read
+ * (per chunk of sources): to be added with addDependents — read at once with other reads where the
+ * plan is known beforehand (a finish's, pipelined).
+ */
+export async function readDependents(q: Queryable, planId: string, sources: readonly string[]): Promise<DependentRow[]> {
+  const out: DependentRow[] = [];
+  for (const part of chunk(sources)) {
+    out.push(
+      ...(await q.all<DependentRow>(
+        `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
+          `JOIN nodes n ON n.plan_id = e.plan_id AND n.node_id = e.to_node WHERE e.plan_id = ? AND e.from_node IN (${marks(part.length)}) ORDER BY n.id${forUpdate(q, 'OF n')}`,
+        [planId, ...part],
+      )),
     );
-    for (const row of rows) {
-      loaded.edges.get(row.from)!.push(row.when === null ? { to: row.to } : { to: row.to, when: decodeText(row.when) });
-      targets.add(row.to);
-    }
   }
-  await loadNodes(q, loaded, [...targets]);
+  return out;
+}
+
+/** Adds what readDependents read of these sources: their edges, in edge order, and the nodes they lead to. */
+export function addDependents(loaded: LoadedPlan, sources: readonly string[], rows: readonly DependentRow[]): void {
+  const wanted = new Set(sources.filter((id) => !loaded.edges.has(id)));
+  for (const id of wanted) loaded.edges.set(id, []);
+  addRows(loaded, rows);
+  for (const row of [...rows].sort((a, b) => Number(a.edgeId) - Number(b.edgeId))) {
+    if (!wanted.has(row.from)) continue;
+    loaded.edges.get(row.from)!.push(row.when === null ? { to: row.nodeId } : { to: row.nodeId, when: decodeText(row.when) });
+  }
 }
 
 /** Adds the pending nodes whose sources have all finished, and pending roots; returns their ids in order. */

@@ -38,6 +38,11 @@ async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: re
   return client.query({ name, text, values: params.map((v) => (v === undefined ? null : v)), types }) as Promise<pg.QueryResult & { rows: T[] }>;
 }
 
+/** Pipeline mode on or off for a client the caller holds with no query in flight (pg reads the flag as it sends). */
+function pipelined(client: pg.PoolClient, on: boolean): void {
+  (client as unknown as { pipeline: boolean }).pipeline = on;
+}
+
 /** The PostgreSQL executor on the pg pool that the Prisma adapter shares. */
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
@@ -69,9 +74,15 @@ export class PostgresDb implements Db {
         exec: async (sql) => void (await client.query(sql)),
       };
       let broken = false;
+      // Pipelined (pg's pipeline mode, on this connection while the transaction holds it): statements
+      // sent before the answers to earlier ones come back — BEGIN goes with the first statement, and
+      // reads a transaction makes at once (Promise.all) go in one round trip. The server still runs
+      // them one after another, in the order sent.
+      pipelined(client, true);
       try {
-        await client.query('BEGIN');
+        const begun = client.query('BEGIN');
         const result = await fn(q);
+        await begun;
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -82,6 +93,7 @@ export class PostgresDb implements Db {
         }
         throw error;
       } finally {
+        pipelined(client, false);
         client.release(broken);
       }
     });

@@ -6,7 +6,7 @@ import type { RetryDefaults } from '../../engine/retry-policy.js';
 import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
-import { loadDependents, type LoadedPlan } from '../sql/load.js';
+import { addDependents, readDependents, type LoadedPlan } from '../sql/load.js';
 import { childLink, childResult } from './child-result.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
@@ -45,12 +45,12 @@ export async function parentSteps(
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
-    // The child's end with the parent plan and node, locked, in one read.
-    const linked = await childLink(q, child.plan.id, ending);
+    // The child's end with the parent plan and node, locked, in one read; the node's dependents (locked) read at once.
+    const [linked, dependents] = await Promise.all([childLink(q, child.plan.id, ending), readDependents(q, parent.planId, [parent.nodeId])]);
     if (!linked) continue;
     const { end: link, parent: loaded } = linked;
     if (link.status !== 'running' || link.child !== child.plan.id || link.leased !== null || loaded.plan.id !== parent.planId) continue;
-    await loadDependents(q, loaded, [parent.nodeId]);
+    addDependents(loaded, [parent.nodeId], dependents);
     const result = childResult(child.plan.id, link, child.to, child);
     const by = link.instance ?? `child plan ${child.plan.id}`;
     const claim = handOff.owner === '' ? 0 : handOff.slots;
