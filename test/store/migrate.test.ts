@@ -7,6 +7,7 @@ import { DotplanError } from '../../src/errors/errors.js';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
 import { DEFAULT_MIGRATIONS_DIR, migrate, splitStatements } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/index.js';
+import { childSlot } from '../../src/store/sql/tree.js';
 import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
 
 describe('splitStatements', () => {
@@ -92,6 +93,46 @@ function migrationSuite(backend: TestBackend) {
           expect(nowHeld.map((r) => r.node)).toEqual(['b', 'c']);
         } finally {
           await connection.db.close();
+        }
+      } finally {
+        await upgraded.drop();
+      }
+    });
+
+    it("upgrades stored trees through 0012: each root counts its children and each agent's last instance, and the next child numbers on", async () => {
+      const before = join(dir, 'before-0012');
+      cpSync(DEFAULT_MIGRATIONS_DIR, before, { recursive: true });
+      for (const name of shipped.filter((n) => n >= '0012')) rmSync(join(before, provider, name), { recursive: true });
+      const upgraded = backend === 'sqlite' ? { url: `file:${join(dir, 'upgrade-0012.sqlite')}`, drop: async () => undefined } : await createPostgresDatabase();
+      try {
+        const connection = await connect(resolveDatabase(upgraded.url));
+        const { db } = connection;
+        try {
+          await migrate(db, before);
+          const plan = `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at, parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, 'running', 'workflow', '{}', '{}', 1, 1, 1, ?, ?, ?, ?, ?, ?, ?)`;
+          await db.run(plan, ['p_root', 'root', null, null, null, null, 0, null, null]);
+          await db.run(plan, ['p_alone', 'alone', null, null, null, null, 0, null, null]);
+          // searcher_002 and writer_001 under the root; searcher_001 was made one level further down.
+          await db.run(plan, ['p_s1', 's1', 'p_root', 'a', 1, 'p_root', 1, 'searcher', 'searcher_001']);
+          await db.run(plan, ['p_s2', 's2', 'p_s1', 'x', 1, 'p_root', 2, 'searcher', 'searcher_002']);
+          await db.run(plan, ['p_w1', 'w1', 'p_root', 'b', 1, 'p_root', 1, 'writer', 'writer_001']);
+          expect(await migrate(db)).toEqual(shipped.filter((n) => n >= '0012'));
+          const counts = await db.all<{ id: string; made: number; instances: string | null }>(
+            `SELECT id, children_made AS "made", instances_made AS "instances" FROM plans WHERE root_plan_id IS NULL ORDER BY id`,
+          );
+          expect(counts.map((c) => [c.id, Number(c.made), c.instances === null ? null : JSON.parse(c.instances)])).toEqual([
+            ['p_alone', 0, null],
+            ['p_root', 3, { searcher: 2, writer: 1 }],
+          ]);
+          // The next searcher of the tree is searcher_003, read off the root's row.
+          await db.run(
+            `INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at, lease_token) VALUES ('p_root', 'c', 'agent', 'running', '{}', 1, 'held')`,
+          );
+          const [{ id }] = (await db.all<{ id: number }>(`SELECT id FROM nodes WHERE node_id = 'c'`)) as [{ id: number }];
+          const slot = await db.tx((q) => childSlot(q, Number(id), 'p_root', 'searcher', 1));
+          expect(slot).toMatchObject({ leaseToken: 'held', made: 3, instance: 'searcher_003' });
+        } finally {
+          await db.close();
         }
       } finally {
         await upgraded.drop();

@@ -92,8 +92,9 @@ export async function descendants(q: Queryable, root: string): Promise<TreePlace
 /**
  * What starting a child of the leased agent node (row `rowId`) needs, in one read that locks the node:
  * its lease token (the caller checks it is still its own), its plan's depth, the child plans made in the
- * root's tree so far, the next instance id of the agent in it: `<agentCode>_<NNN>`, numbered per root
- * from 001; and `nodes` row ids reserved for the child's nodes (reservedNodeIds).
+ * root's tree so far and the next instance id of the agent in it — `<agentCode>_<NNN>`, numbered per
+ * root from 001 — both kept on the root's row (migration 0012; `counted` writes them back with the
+ * child); and `nodes` row ids reserved for the child's nodes (reservedNodeIds).
  */
 export async function childSlot(
   q: Queryable,
@@ -101,22 +102,36 @@ export async function childSlot(
   root: string,
   agentCode: string,
   nodes: number,
-): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string; ids: number[] } | undefined> {
+): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string; ids: number[]; counted: Statement } | undefined> {
   const reserve = reservedNodeIds.sql(q.dialect, nodes);
-  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; mine: number | string; ids: unknown }>(
-    `SELECT n.lease_token AS "leaseToken", p.depth, (SELECT count(*) FROM plans c WHERE c.root_plan_id = ?) AS "made", ` +
-      `(SELECT count(*) FROM plans c WHERE c.root_plan_id = ? AND c.agent_code = ?) AS "mine", ${reserve.sql} AS "ids" ` +
-      `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE n.id = ? AND n.status = 'running'${q.dialect === 'postgres' ? ' FOR UPDATE OF n' : ''}`,
-    [root, root, agentCode, ...reserve.params, rowId],
+  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; instances: string | null; ids: unknown }>(
+    `SELECT n.lease_token AS "leaseToken", p.depth, r.children_made AS "made", r.instances_made AS "instances", ${reserve.sql} AS "ids" ` +
+      `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans r ON r.id = ? WHERE n.id = ? AND n.status = 'running'${q.dialect === 'postgres' ? ' FOR UPDATE OF n' : ''}`,
+    [...reserve.params, root, rowId],
   );
   if (!row) return undefined;
+  const instances = parseCounts(row.instances);
+  const number = (instances[agentCode] ?? 0) + 1;
+  const made = Number(row.made);
   return {
     leaseToken: row.leaseToken,
     depth: Number(row.depth),
-    made: Number(row.made),
-    instance: `${agentCode}_${String(Number(row.mine) + 1).padStart(3, '0')}`,
+    made,
+    instance: `${agentCode}_${String(number).padStart(3, '0')}`,
     ids: reservedNodeIds.ids(row.ids, nodes),
+    counted: {
+      sql: `UPDATE plans SET children_made = ?, instances_made = ? WHERE id = ?`,
+      params: [made + 1, JSON.stringify({ ...instances, [agentCode]: number }), root],
+    },
   };
+}
+
+/** The root's instances_made: agent code → the last instance number given. */
+function parseCounts(text: string | null): Record<string, number> {
+  const parsed: unknown = text === null ? {} : JSON.parse(text);
+  const out: Record<string, number> = {};
+  if (parsed && typeof parsed === 'object') for (const [code, n] of Object.entries(parsed)) if (typeof n === 'number') out[code] = n;
+  return out;
 }
 
 /** The tree's token spend so far (its root's and every child's). */

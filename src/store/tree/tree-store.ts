@@ -132,7 +132,7 @@ export class TreeStore {
             detail: { childPlanId: id, instance, agentCode, attempt: claim.attempts, depth, ...(detach ? { detach: true } : {}) },
           },
         ],
-        alongside: [wait],
+        alongside: [wait, slot.counted],
         ...(started ? { started } : {}),
       },
     );
