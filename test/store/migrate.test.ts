@@ -120,7 +120,7 @@ function migrationSuite(backend: TestBackend) {
           const counts = await db.all<{ id: string; made: number; instances: string | null }>(
             `SELECT id, children_made AS "made", instances_made AS "instances" FROM plans WHERE root_plan_id IS NULL ORDER BY id`,
           );
-          expect(counts.map((c) => [c.id, Number(c.made), c.instances === null ? null : JSON.parse(c.instances)])).toEqual([
+          expect(counts.map((c) => [c.id, Number(c.made), c.instances === null ? null : (JSON.parse(c.instances) as unknown)])).toEqual([
             ['p_alone', 0, null],
             ['p_root', 3, { searcher: 2, writer: 1 }],
           ]);
