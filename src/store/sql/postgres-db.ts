@@ -81,6 +81,7 @@ export class PostgresDb implements Db {
       pipelined(client, true);
       try {
         const begun = client.query('BEGIN');
+        begun.catch(() => undefined); // a failed BEGIN fails the first statement too: fn's error is the one reported
         const result = await fn(q);
         await begun;
         await client.query('COMMIT');
