@@ -68,14 +68,34 @@ export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defau
   }
   const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
   if (!TEMPLATE_NAME.test(name)) throw new InvalidInputError(`${JSON.stringify(name)} is not a template name (letters, digits, ".", "_", "-"); see \`dotplan template list\``);
+  // Where the name was found before, while its file is there: one stat per load, not one per directory.
+  const key = `${dirs.join('\u0000')}\u0000${name}`;
+  const known = foundAt.get(key);
+  if (known !== undefined) {
+    try {
+      return readTemplate(known);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      foundAt.delete(key);
+    }
+  }
   // The first directory holding `<name>.dot` wins (as in listTemplates); the listing is read only to say what there is.
   const found = dirs.map((dir) => join(dir, `${name}.dot`)).find((path) => isFile(path));
   if (!found) {
     const names = listTemplates(dirs).map((t) => t.name).join(', ') || '(none)';
     throw new NotFoundError(`no template named "${name}"; available: ${names}`);
   }
+  if (foundAt.size >= 1000) foundAt.clear();
+  foundAt.set(key, found);
   return readTemplate(found);
 }
+
+/**
+ * Where a template name was found, per list of directories (the package's templates come first and do
+ * not change while dotplan runs); looked up again once that file is gone.
+ */
+const foundAt = new Map<string, string>();
 
 /** Templates read, by path, while their file is unchanged (size and mtime): a worker making agents' children reads each once. */
 const readTemplates = new Map<string, { size: number; mtimeMs: number; template: Template }>();

@@ -93,6 +93,22 @@ describe('loadTemplate', () => {
     expect(loadTemplate(path, []).name).toBe('greet');
   });
 
+  it('loads a name from where it was found, an edited file afresh, and looks the name up again once its file is gone', () => {
+    const first = join(root, 'moving-a');
+    const second = join(root, 'moving-b');
+    const a = write(first, 'moving.dot', 'digraph moving { one [type=function toolCode=echo] }');
+    write(second, 'moving.dot', 'digraph moving { two [type=function toolCode=echo] }');
+    expect(loadTemplate('moving', [first, second]).path).toBe(a);
+    write(first, 'moving.dot', 'digraph moving { edited [type=function toolCode=echo toolInput="longer than before"] }');
+    expect(loadTemplate('moving', [first, second]).graph.nodes.map((n) => n.id)).toEqual(['edited']);
+    rmSync(a);
+    const again = loadTemplate('moving', [first, second]);
+    expect(again.path).toBe(join(second, 'moving.dot'));
+    expect(again.graph.nodes.map((n) => n.id)).toEqual(['two']);
+    rmSync(join(second, 'moving.dot'));
+    expect(() => loadTemplate('moving', [first, second])).toThrow('no template named "moving"');
+  });
+
   it('names the available templates when the name is unknown', () => {
     expect(() => loadTemplate('nope', [mine])).toThrow(NotFoundError);
     expect(() => loadTemplate('nope', [mine])).toThrow('no template named "nope"; available: greet');

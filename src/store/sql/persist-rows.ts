@@ -86,9 +86,14 @@ export function toWriteSet(
   planAsSeen?: (planId: string) => { status: string; revision?: number },
 ): WriteSet {
   const out: WriteSet = { nodes: [], plans: [], events: [], expect: [] };
+  const expected = new Set<string>();
   for (const step of steps) {
-    const seen = planAsSeen?.(step.planId);
-    if (seen !== undefined) out.expect.push({ plan_id: step.planId, status: seen.status, revision: seen.revision ?? null });
+    // One expectation per plan: the plan as seen is the same for each of its steps (a node's end and the plan's settling, say).
+    const seen = expected.has(step.planId) ? undefined : planAsSeen?.(step.planId);
+    if (seen !== undefined) {
+      expected.add(step.planId);
+      out.expect.push({ plan_id: step.planId, status: seen.status, revision: seen.revision ?? null });
+    }
     for (const change of step.changes) {
       const id = rowIds(step.planId, change.node);
       if (id === undefined) throw new DotplanError('INTERNAL', `no row for node ${JSON.stringify(change.node)} of plan ${step.planId} in the step`);
