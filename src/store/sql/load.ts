@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
 import type { PlanStatus } from '../../model/types.js';
@@ -220,7 +220,8 @@ export function addRows(loaded: LoadedPlan, rows: readonly Row[]): void {
 
 /** A new lease token for the node in row `rowId` (as claims make them in SQL: `<row id>.<32 random hex digits>`). */
 export function newLeaseToken(rowId: number): string {
-  return `${rowId}.${randomBytes(16).toString('hex')}`;
+  // A UUID's 122 random bits as 32 hex digits (Node draws UUIDs from a buffered pool: no system call per token).
+  return `${rowId}.${randomUUID().replaceAll('-', '')}`;
 }
 
 /** The node id a lease token's row holds: tokens are `<row id>.<random>`. */

@@ -48,8 +48,17 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     if (!row) throw new StaleStepError();
     if (node.claim) handedRows.push(row);
   }
-  // The plans the steps were computed on: still in that status (a mismatch throws, and the transaction rolls back), and touched.
+  // The plans the steps were computed on: still in that status (a mismatch throws, and the transaction rolls back), and
+  // touched — by their move where they move from that status (which then must apply), else by a touch of their own.
+  const moves = new Map<string, string[]>();
+  for (const plan of writes.plans) moves.set(plan.plan_id, [...(moves.get(plan.plan_id) ?? []), plan.from_status]);
+  const mustMove = new Set<string>();
   for (const { plan_id, status, revision } of writes.expect) {
+    const from = moves.get(plan_id);
+    if (revision === null && from?.length === 1 && from[0] === status) {
+      mustMove.add(plan_id);
+      continue;
+    }
     const [row] = await q.all<{ status: string; revision: number }>(TOUCH_SQLITE, [plan_id]);
     if (row?.status !== status || (revision !== null && Number(row.revision) !== revision)) throw new StaleStepError();
   }
@@ -57,6 +66,7 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
   for (const plan of writes.plans) {
     const { sql, params } = named(UPDATE_PLAN, (name) => plan[name as keyof PlanWrite]);
     if ((await q.all(sql, params)).length > 0) planMoves.add(plan.plan_id);
+    else if (mustMove.has(plan.plan_id)) throw new StaleStepError();
   }
   await insertEventRows(
     q,
