@@ -25,13 +25,6 @@ export function leaseLost(): ConflictError {
   );
 }
 
-/**
- * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
- * engine's rule on a snapshot and persists the step with the work it hands to the same worker:
- * on PostgreSQL in one statement from what the claim saw when every dependent waited for this node
- * alone (`finishFromBasis`); otherwise — or when a checked value no longer holds — in a transaction
- * that locks what it reads first (`finishLocked`). Both write the same rows.
- */
 /** Agent nodes a write handed over whose children it started (their tokens), the children's first nodes handed over instead, and those writes. */
 interface ChildrenStarted {
   delegated: Set<string>;
@@ -39,6 +32,13 @@ interface ChildrenStarted {
   written: Written[];
 }
 
+/**
+ * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
+ * engine's rule on a snapshot and persists the step with the work it hands to the same worker:
+ * on PostgreSQL in one statement from what the claim saw when every dependent waited for this node
+ * alone (`finishFromBasis`); otherwise — or when a checked value no longer holds — in a transaction
+ * that locks what it reads first (`finishLocked`). Both write the same rows.
+ */
 export class SqlWorkQueue implements WorkQueue {
   constructor(
     private readonly db: Db,

@@ -40,13 +40,13 @@ export async function parentSteps(
   ended: readonly EndedChild[],
   retryDefaults: RetryDefaults,
   handOff: { owner: string; slots: number } = { owner: '', slots: 0 },
-  ending?: Parameters<typeof childLink>[2],
+  ending?: Parameters<typeof childLink>[3],
 ): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
     // The child's end with the parent plan and node, locked, in one read; the node's dependents (locked) read at once.
-    const [linked, dependents] = await Promise.all([childLink(q, child.plan.id, ending), readDependents(q, parent.planId, [parent.nodeId])]);
+    const [linked, dependents] = await Promise.all([childLink(q, child.plan.id, parent, ending), readDependents(q, parent.planId, [parent.nodeId])]);
     if (!linked) continue;
     const { end: link, parent: loaded } = linked;
     if (link.status !== 'running' || link.child !== child.plan.id || link.leased !== null || loaded.plan.id !== parent.planId) continue;

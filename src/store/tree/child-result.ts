@@ -31,26 +31,35 @@ interface ChildNode {
   sink: number | boolean;
 }
 
-/** ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a JSON array; one parameter: the child is completing in this write. */
+/**
+ * ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a
+ * JSON array; two parameters: the child is completing in this write, and the child's id — a constant,
+ * not `c.id`: statistics taken while one large plan filled `nodes` make any plan's nodes look like all
+ * of them to a correlated `plan_id = c.id`, which is then read with a scan of the whole table.
+ */
 function childNodes(q: Queryable): string {
   const sink = `NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = x.plan_id AND e.from_node = x.node_id)`;
   const fields = `'id', x.node_id, 'status', x.status, 'output', x.output, 'answer', x.answer, 'sink', ${sink}`;
   const nodes =
     q.dialect === 'postgres'
-      ? `(SELECT json_agg(json_build_object(${fields}) ORDER BY x.id) FROM nodes x WHERE x.plan_id = c.id)`
-      : `(SELECT json_group_array(json_object(${fields})) FROM (SELECT * FROM nodes WHERE plan_id = c.id ORDER BY id) x)`;
+      ? `(SELECT json_agg(json_build_object(${fields}) ORDER BY x.id) FROM nodes x WHERE x.plan_id = ?)`
+      : `(SELECT json_group_array(json_object(${fields})) FROM (SELECT * FROM nodes WHERE plan_id = ? ORDER BY id) x)`;
   return `CASE WHEN (c.status = 'completed' OR ? = 1) AND c.result IS NULL THEN ${nodes} END`;
 }
 
 /**
  * The child plan's end and its parent node's link to it, with the parent plan and node loaded and
  * locked for the parent node's step, in one read (undefined: no such child, or its node is gone).
- * `ending`: the child completes in the write being prepared (its nodes as that write leaves them are
- * laid over what is read: node id → status and, where the write sets it, output as stored).
+ * The parent node is looked up by the ids the child names (`parent`), as constants: joined through the
+ * child's row, the planner may walk `nodes` in plan order up to the parent's plan (a merge join, which
+ * statistics of a few large plans make look cheap). `ending`: the child completes in the write being
+ * prepared (its nodes as that write leaves them are laid over what is read: node id → status and,
+ * where the write sets it, output as stored).
  */
 export async function childLink(
   q: Queryable,
   childId: string,
+  parent: { planId: string; nodeId: string },
   ending?: ReadonlyMap<string, { status: string; output?: string | null }>,
 ): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
   type ChildColumns = Pick<ChildEnd, 'child' | 'leased'> &
@@ -60,8 +69,9 @@ export async function childLink(
     // The child's columns named apart from the parent node's (LOADED_COLUMNS.node has its own attributes, error, ...).
     `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
       `${childNodes(q)} AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
-      `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id JOIN plans p ON p.id = n.plan_id WHERE c.id = ?${forUpdate(q, 'OF n, p')}`,
-    [ending ? 1 : 0, childId],
+      `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id = ? AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
+      `WHERE n.plan_id = ? AND n.node_id = ?${forUpdate(q, 'OF n, p')}`,
+    [ending ? 1 : 0, childId, childId, parent.planId, parent.nodeId],
   );
   if (!row) return undefined;
   const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes;
