@@ -140,7 +140,7 @@ const per = (value: number, count: number) => (value / count).toFixed(value / co
 
 function report(name: string, unit: string, count: number, costs: Costs): string[] {
   const lines = [`${name}: per ${unit} (${count} ${unit}s)`];
-  lines.push(`  round trips (statements, BEGIN and COMMIT included)  ${per(costs.roundTrips, count)}`);
+  lines.push(`  statements (BEGIN and COMMIT included; a transaction's pipelined ones share a round trip)  ${per(costs.roundTrips, count)}`);
   lines.push(`  transactions committed (a statement on its own is one)  ${per(costs.commits, count)}`);
   lines.push(`  rows returned or written  ${per(costs.rows, count)}`);
   lines.push(`  buffers touched  ${per(costs.buffers, count)}`);

@@ -143,7 +143,8 @@ export const reservedNodeIds = {
   /** The expression and its parameters. */
   sql(dialect: Queryable['dialect'], count: number): Statement {
     return dialect === 'postgres'
-      ? { sql: `(SELECT json_agg(nextval(pg_get_serial_sequence('nodes', 'id'))) FROM generate_series(1, CAST(? AS int)))`, params: [count] }
+      ? // One array element per id, not generate_series(1, n): a row count in a parameter made PostgreSQL plan the read afresh each time.
+        { sql: `(SELECT json_agg(nextval('nodes_id_seq')) FROM unnest(CAST(? AS int[])))`, params: [Array.from({ length: count }, () => 1)] }
       : { sql: `MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'nodes'), 0), COALESCE((SELECT MAX(id) FROM nodes), 0))`, params: [] };
   },
   ids(value: unknown, count: number): number[] {
