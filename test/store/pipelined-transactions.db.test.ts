@@ -1,0 +1,44 @@
+/**
+ * PostgreSQL transactions are pipelined (src/store/sql/postgres-db.ts): statements a transaction sends
+ * at once share a round trip. What a caller relies on must still hold: each read gets its own rows in
+ * the order sent, a failing statement among them rolls the whole transaction back, and the connection
+ * goes back to the pool clean.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, resolveDatabase } from '../../src/store/connect.js';
+import type { Db } from '../../src/store/sql/executor.js';
+import { createPostgresDatabase, testBackend } from '../support/db.js';
+
+describe.runIf(testBackend() === 'postgres')('pipelined transactions (PostgreSQL)', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const created = await createPostgresDatabase();
+    drop = created.drop;
+    db = (await connect(resolveDatabase(created.url))).db;
+    await db.exec('CREATE TABLE t (id int PRIMARY KEY, v text)');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('gives each read sent at once its own rows, in order, after the writes before them', async () => {
+    const rows = await db.tx(async (q) => {
+      await q.run('INSERT INTO t VALUES (1, ?)', ['one']);
+      return Promise.all([q.all('SELECT v FROM t WHERE id = 1'), q.all('SELECT 2 AS n'), q.all('SELECT count(*) AS n FROM t')]);
+    });
+    expect(rows).toEqual([[{ v: 'one' }], [{ n: 2 }], [{ n: 1 }]]);
+  });
+
+  it('rolls the whole transaction back when one of the statements sent at once fails, and the connection is reused clean', async () => {
+    await expect(
+      db.tx(async (q) => {
+        await q.run('INSERT INTO t VALUES (2, ?)', ['two']);
+        await Promise.all([q.all('SELECT 1 AS n'), q.all('SELECT * FROM no_such_table'), q.all('SELECT 3 AS n')]);
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    expect(await db.all('SELECT id FROM t ORDER BY id')).toEqual([{ id: 1 }]);
+    for (let i = 0; i < 3; i++) expect(await db.tx((q) => q.all('SELECT ? AS n', [i]))).toEqual([{ n: String(i) }]);
+  });
+});
