@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { childStarter, type AgentLookup } from '../../src/agents/start-child.js';
 import type { ChildAgent } from '../../src/agents/child-plans.js';
 import type { ChildStarter } from '../../src/kinds/agent-child.js';
+import type { ClaimedNode } from '../../src/store/types.js';
+import { ConflictError } from '../../src/errors/errors.js';
 import { defaultConfig, type Config } from '../../src/config/defaults.js';
 import { preparePlan } from '../../src/plans/prepare-plan.js';
 import { createRegistry } from '../../src/tools/registry.js';
@@ -35,8 +37,13 @@ export interface TreeHarness {
   /** A worker that runs until nothing is left to do. */
   runUntilIdle(options?: { concurrency?: number }): Promise<void>;
   worker(options?: { concurrency?: number; untilIdle?: boolean; owner?: string }): Worker;
-  /** One worker step by hand: claim one ready node, run it by its kind, write its end; false when nothing was ready. */
+  /**
+   * One worker step by hand, as a worker with one slot: run the node the last write handed over, or
+   * claim one, by its kind, and write its end (which may hand over the next); false when nothing was ready.
+   */
   step(): Promise<boolean>;
+  /** Gives back what the steps were handed and did not run yet (as a worker that stops). */
+  releaseHanded(): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -74,6 +81,8 @@ export async function openTreeHarness(options: {
         react: new ReactDriver({ store, tools, config, model: llmReactModel(llm), agents }),
       }
     : {};
+  /** Nodes handed to the stepper by its last writes, run by its next steps. */
+  const handed: ClaimedNode[] = [];
   const worker = (o: { concurrency?: number; untilIdle?: boolean; owner?: string } = {}) =>
     new Worker({
       store,
@@ -107,24 +116,36 @@ export async function openTreeHarness(options: {
     },
     worker,
     async step() {
-      const [claim] = await store.queue.claim({ owner: 'stepper', limit: 1, leaseMs: 30_000 });
+      // As a worker with one slot: the work a write handed over comes first (a child's first node, or the
+      // node that follows with its own child started in that write), then a claim.
+      const claim = handed.shift() ?? (await store.queue.claim({ owner: 'stepper', limit: 1, leaseMs: 30_000 }))[0];
       if (!claim) return false;
+      const retryDefaults = { ...config.retry, retryDelay: 1 };
       const result = await runClaim(claim, new AbortController().signal, {
         plans: store.plans,
         tools,
-        retryDefaults: { ...config.retry, retryDelay: 1 },
+        retryDefaults,
         log: () => undefined,
         children,
+        handOff: { owner: 'stepper', leaseMs: 30_000, limit: 1 },
+      }).catch((error: unknown) => {
+        // An agent node handed over and cancelled before this step started its child: its lease is gone, nothing to write.
+        if (error instanceof ConflictError) return undefined;
+        throw error;
       });
-      if (result.kind !== 'delegated') {
-        await store.queue.finish([{ claim, result, jitter: 0 }], {
-          owner: 'stepper',
-          limit: 0,
-          leaseMs: 30_000,
-          retryDefaults: { ...config.retry, retryDelay: 1 },
-        });
+      if (!result) return true;
+      if (result.kind === 'delegated') handed.push(...(result.claimed ?? []));
+      else {
+        const outcome = await store.queue.finish([{ claim, result, jitter: 0 }], { owner: 'stepper', limit: 1, leaseMs: 30_000, retryDefaults, children });
+        handed.push(...outcome.claimed);
       }
       return true;
+    },
+    async releaseHanded() {
+      // As a worker that stops: what it was handed and did not run goes back to ready, its attempt not counted.
+      const retryDefaults = { ...config.retry, retryDelay: 1 };
+      for (const claim of handed.splice(0))
+        await store.queue.finish([{ claim, result: { kind: 'released' }, jitter: 0 }], { owner: 'stepper', limit: 0, leaseMs: 30_000, retryDefaults });
     },
     async cleanup() {
       await store.cleanup();

@@ -93,6 +93,7 @@ describe(`the plan stack's state machine (${testBackend()})`, () => {
             }
             await checkInvariants(h, root);
           }
+          await h.releaseHanded();
           // Root first: a resume cascades, so a child it un-paused is running when its turn comes.
           for (const { id } of await treePlans(h, root)) if ((await h.store.plans.get(id)).status === 'paused') await resumeTree(h.store, id, ADA, 'run out');
           await h.runUntilIdle();
