@@ -2,8 +2,11 @@
 // An agent step beside a plain chain step, for before/after comparisons of the agent path: each round
 // opens a fresh database, runs a plain chain and then a chain of agent nodes (each a one-node workflow
 // child), and prints both p50 gaps and their ratio; then the medians. With --count, one more round counts
-// the statements the worker sends per agent step, by text, around the database driver.
-//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count]
+// the statements the worker sends per agent step, by text, around the database driver; with --timed, it
+// also sums each statement's wall time (send to answer: pipelined ones overlap). With --like-bench, each
+// round first runs `dotplan bench`'s throughput scenario (10,000 nodes) on the same database, as the bench
+// does before its chains: its statistics are the ones the agent step's query plans then meet.
+//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,26 +17,36 @@ import { openScratchStore } from '../dist/bench/scratch-store.js';
 import { measureChain } from '../dist/bench/scenarios/chain.js';
 import { measureAgentChain } from '../dist/bench/scenarios/agents.js';
 import { RunLog } from '../dist/bench/scenarios/run-log.js';
+import { measureThroughput } from '../dist/bench/scenarios/throughput.js';
 
 const args = process.argv.slice(2);
-const count = args.includes('--count');
+const timed = args.includes('--timed');
+const count = args.includes('--count') || timed;
+const likeBench = args.includes('--like-bench');
 const [backend = 'sqlite', rounds = '3'] = args.filter((a) => !a.startsWith('--'));
 const PLAIN_STEPS = 500;
 const AGENT_STEPS = 200;
 
-/** Statement text → calls while `counting`, around pg's Client.query and better-sqlite3's statements. */
+/** Statement text → calls (and ms, with --timed) while `counting`, around pg's Client.query and better-sqlite3's statements. */
 const calls = new Map();
+const times = new Map();
 let counting = false;
+const keyOf = (text) => String(text).replace(/\s+/g, ' ').slice(0, 100);
 const tally = (text) => {
-  if (!counting) return;
-  const key = String(text).replace(/\s+/g, ' ').slice(0, 100);
+  if (!counting) return undefined;
+  const key = keyOf(text);
   calls.set(key, (calls.get(key) ?? 0) + 1);
+  if (!timed) return undefined;
+  const started = performance.now();
+  return () => times.set(key, (times.get(key) ?? 0) + performance.now() - started);
 };
 if (count) {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (config, ...rest) {
-    tally(typeof config === 'string' ? config : config.text);
-    return query.call(this, config, ...rest);
+    const done = tally(typeof config === 'string' ? config : config.text);
+    const result = query.call(this, config, ...rest);
+    if (done && typeof result?.then === 'function') result.then(done, done);
+    return result;
   };
   const prepare = Database.prototype.prepare;
   Database.prototype.prepare = function (sql) {
@@ -41,8 +54,12 @@ if (count) {
     for (const method of ['run', 'all', 'get']) {
       const call = statement[method];
       statement[method] = function (...params) {
-        tally(sql);
-        return call.apply(this, params);
+        const done = tally(sql);
+        try {
+          return call.apply(this, params);
+        } finally {
+          done?.();
+        }
       };
     }
     return statement;
@@ -59,6 +76,7 @@ async function round(counted = false) {
   try {
     const log = new RunLog();
     const tools = await log.registry();
+    if (likeBench) await measureThroughput(backend, scratch.store, tools, log, 10_000, 10);
     const plain = (await measureChain(backend, scratch.store, tools, log, PLAIN_STEPS, 10)).results.find((r) => r.scenario === 'chain-latency-p50').value;
     counting = counted;
     const agent = (await measureAgentChain(backend, scratch.store, tools, log, AGENT_STEPS, 10)).value;
@@ -85,6 +103,9 @@ if (count) {
   await round(true);
   const total = [...calls.values()].reduce((a, b) => a + b, 0);
   console.log(`statements per agent step (${AGENT_STEPS} steps, an extra round): ${(total / AGENT_STEPS).toFixed(1)}`);
-  for (const [text, n] of [...calls].sort((a, b) => b[1] - a[1]))
-    if (n >= AGENT_STEPS / 10) console.log(`  ${(n / AGENT_STEPS).toFixed(2).padStart(5)}  ${text}`);
+  for (const [text, n] of [...calls].sort((a, b) => (times.get(b[0]) ?? b[1]) - (times.get(a[0]) ?? a[1]))) {
+    if (n < AGENT_STEPS / 10) continue;
+    const ms = times.has(text) ? `${(times.get(text) / AGENT_STEPS).toFixed(3).padStart(7)} ms  ` : '';
+    console.log(`  ${(n / AGENT_STEPS).toFixed(2).padStart(5)}  ${ms}${text}`);
+  }
 }
