@@ -5,7 +5,7 @@ import { findReferences } from '../model/references.js';
 import type { ClaimedNode } from '../store/types.js';
 import type { ChildInput } from './agent-child.js';
 import type { NodeKind } from './types.js';
-import { fetchReferencedNodes, type UpstreamNode } from './upstream.js';
+import { fetchReferencedNodes, referencedNodes, type UpstreamNode } from './upstream.js';
 
 /**
  * An agent node runs a child plan (seed 004's AEP → EP; seed 002's plan stack): its task, agentParams
@@ -37,8 +37,7 @@ class AgentInputError extends Error {}
  * read as the node runs) or its input is refused (its attempt fails with the reason as it runs).
  */
 export async function childInputUnread(claim: ClaimedNode): Promise<ChildInput | undefined> {
-  const refersToNodes = inputTexts(claim).some((text) => text?.includes('{{') === true && findReferences(text).some((ref) => ref.kind === 'nodes'));
-  if (refersToNodes) return undefined;
+  if (referencedNodes(inputTexts(claim)).size > 0) return undefined;
   try {
     return await childInput(claim, undefined);
   } catch (error) {

@@ -12,13 +12,19 @@ export class UpstreamUnreachable extends Error {
   }
 }
 
-/** Reads only the upstream nodes these texts refer to (no DOT parsing, no whole-plan read). */
-export async function fetchReferencedNodes(claim: ClaimedNode, plans: PlanStore, texts: ReadonlyArray<string | undefined>): Promise<Map<string, UpstreamNode>> {
+/** The ids of the nodes these texts refer to (`{{nodes.<id>.output|answer}}`). */
+export function referencedNodes(texts: ReadonlyArray<string | undefined>): Set<string> {
   const ids = new Set<string>();
   for (const text of texts) {
     if (!text || !text.includes('{{')) continue;
     for (const ref of findReferences(text)) if (ref.kind === 'nodes') ids.add(ref.node);
   }
+  return ids;
+}
+
+/** Reads only the upstream nodes these texts refer to (no DOT parsing, no whole-plan read). */
+export async function fetchReferencedNodes(claim: ClaimedNode, plans: PlanStore, texts: ReadonlyArray<string | undefined>): Promise<Map<string, UpstreamNode>> {
+  const ids = referencedNodes(texts);
   const found = new Map<string, UpstreamNode>();
   if (ids.size === 0) return found;
   await Promise.all(

@@ -159,11 +159,8 @@ export class SqlWorkQueue implements WorkQueue {
         tokens.set(Number(row.rowId), report.claim.token);
         valid.push(report);
       }
-      for (const [planId, loaded] of byPlan) {
-        const ids = valid.filter((r) => r.claim.planId === planId).map((r) => r.claim.nodeId);
-        await loadNodes(q, loaded, ids);
-        addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
-      }
+      // The finishing nodes are the leased rows added above; their dependents were read with them.
+      for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
       const steps = await this.#steps(valid, byPlan, options, q);
       const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
       return { written, started: await this.#startChildren(q, written, options, roots) };
