@@ -38,6 +38,24 @@ async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: re
   return client.query({ name, text, values: params.map((v) => (v === undefined ? null : v)), types }) as Promise<pg.QueryResult & { rows: T[] }>;
 }
 
+/**
+ * Statements sent in one go: the client's socket is corked from the first statement sent until the
+ * queued callbacks of that moment have run (process.nextTick), so statements sent at once (pipelined
+ * reads started together, BEGIN with the first statement) leave in one write, not one system call each.
+ */
+function corked(client: pg.PoolClient): void {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  const holder = client as unknown as { [CORKED]?: boolean };
+  if (!stream?.cork || !stream.uncork || holder[CORKED]) return;
+  holder[CORKED] = true;
+  stream.cork();
+  process.nextTick(() => {
+    holder[CORKED] = false;
+    stream.uncork!();
+  });
+}
+const CORKED = Symbol('corked');
+
 /** Pipeline mode on or off for a client the caller holds with no query in flight (pg reads the flag as it sends). */
 function pipelined(client: pg.PoolClient, on: boolean): void {
   (client as unknown as { pipeline: boolean }).pipeline = on;
@@ -69,8 +87,14 @@ export class PostgresDb implements Db {
       const client = await this.pool.connect();
       const q: Queryable = {
         dialect: 'postgres',
-        all: async <R>(sql: string, params?: readonly unknown[]) => (await query<R>(client, sql, params)).rows,
-        run: async (sql, params) => (await query(client, sql, params)).rowCount ?? 0,
+        all: async <R>(sql: string, params?: readonly unknown[]) => {
+          corked(client);
+          return (await query<R>(client, sql, params)).rows;
+        },
+        run: async (sql, params) => {
+          corked(client);
+          return (await query(client, sql, params)).rowCount ?? 0;
+        },
         exec: async (sql) => void (await client.query(sql)),
       };
       let broken = false;
@@ -80,6 +104,7 @@ export class PostgresDb implements Db {
       // them one after another, in the order sent.
       pipelined(client, true);
       try {
+        corked(client);
         const begun = client.query('BEGIN');
         begun.catch(() => undefined); // a failed BEGIN fails the first statement too: fn's error is the one reported
         const result = await fn(q);
