@@ -11,6 +11,7 @@ import { persistPostgres } from './sql/persist-postgres.js';
 import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
 import { factsBesides, planFacts } from './sql/settle.js';
 import { endedChildren, parentSteps } from './tree/child-end.js';
+import type { ChildAhead } from './tree/read-ahead.js';
 import type { ClaimedNode, ClaimOptions, HandOffOptions, WakeEvent } from './types.js';
 import { WAKE_CHANNEL, type Wakes } from './wake.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
@@ -21,6 +22,8 @@ export interface PlannedStep {
   plan: PlanState;
   /** The plan's revision the step's snapshot was read at, where it was not read under lock (a claim's basis): written only if it still holds. */
   revision?: number;
+  /** A child plan's end as the finish read it with its first reads (tree/read-ahead.ts): not read again. */
+  ahead?: ChildAhead;
 }
 
 export interface Written {
@@ -140,7 +143,8 @@ export class StepWriter {
       ending.set(node.node_id, { status: node.status, ...(node.set_output ? { output: node.output } : {}) });
     }
     const used = own.reduce((n, s) => n + s.step.changes.filter((c) => c.claim).length, 0);
-    const [found] = await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots: Math.max(0, claim.limit - used) }, ending);
+    const ahead = own.find((s) => s.ahead?.childId === childId)?.ahead;
+    const [found] = await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots: Math.max(0, claim.limit - used) }, ending, ahead);
     if (!found) return none;
     const { step, loaded } = found;
     return { steps: [{ step, plan: loaded.plan }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined) };
@@ -167,7 +171,7 @@ export class StepWriter {
         checked.add(step.planId);
         continue;
       }
-      const facts = await factsBesides(q, step.planId, [...after.keys()]);
+      const facts = aheadFacts(planned, after) ?? (await factsBesides(q, step.planId, [...after.keys()]));
       if (facts.failed || [...after.values()].includes('failed')) continue;
       checked.add(step.planId);
       const settled = facts.active ? undefined : settle(plan, { active: false, failed: false });
@@ -253,6 +257,15 @@ export class StepWriter {
 /** Whether the step's plan settles inside its write: every plan on SQLite (writers take turns), a child plan under its tree's lock on PostgreSQL. */
 function settlesInWrite(q: Queryable, planned: PlannedStep): boolean {
   return q.dialect !== 'postgres' || planned.plan.root !== undefined;
+}
+
+/**
+ * The facts the finish's read-ahead found (nothing active besides the finishing nodes; whether another
+ * failed), when the step moves exactly those nodes; otherwise undefined, and they are read.
+ */
+function aheadFacts({ ahead }: PlannedStep, after: ReadonlyMap<string, string>): { active: boolean; failed: boolean } | undefined {
+  if (!ahead?.end || after.size !== ahead.besides.size || [...after.keys()].some((node) => !ahead.besides.has(node))) return undefined;
+  return { active: false, failed: ahead.end.failed };
 }
 
 /** Work handed to the writer's worker by a write and the writes nested in it (child plans' ends). */

@@ -14,6 +14,7 @@ import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './decide.js';
 import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
 import type { TreeStore } from './tree/tree-store.js';
+import { readAhead } from './tree/read-ahead.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
@@ -129,7 +130,9 @@ export class SqlWorkQueue implements WorkQueue {
       const nodesOf = new Map<string, string[]>();
       for (const { claim } of reports) nodesOf.set(claim.planId, [...(nodesOf.get(claim.planId) ?? []), claim.nodeId]);
       const planIds = [...nodesOf.keys()];
-      const [leasedRows, plans, dependents] = await Promise.all([
+      // A child plan's end, read ahead with them (tree/read-ahead.ts): whether the finish may end it, and then its parent node.
+      const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));
+      const [leasedRows, plans, dependents, aheads] = await Promise.all([
         lockLeased(
           q,
           rowIds.filter((id): id is number => id !== undefined),
@@ -137,6 +140,7 @@ export class SqlWorkQueue implements WorkQueue {
         ),
         Promise.all(planIds.map((id) => loadPlan(q, id, false))),
         Promise.all(planIds.map((id) => readDependents(q, id, nodesOf.get(id)!))),
+        Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!))),
       ]);
       const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
       const read = new Map(planIds.map((id, i) => [id, { plan: plans[i], dependents: dependents[i]! }]));
@@ -161,7 +165,11 @@ export class SqlWorkQueue implements WorkQueue {
       }
       // The finishing nodes are the leased rows added above; their dependents were read with them.
       for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
-      const steps = await this.#steps(valid, byPlan, options, q);
+      const ahead = new Map(aheads.map((a) => [a.childId, a]));
+      const steps = (await this.#steps(valid, byPlan, options, q)).map((s) => {
+        const read = ahead.get(s.step.planId);
+        return read ? { ...s, ahead: read } : s;
+      });
       const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
       return { written, started: await this.#startChildren(q, written, options, roots) };
     });
@@ -239,12 +247,16 @@ export class SqlWorkQueue implements WorkQueue {
   async #startChildren(q: Queryable, written: Written, options: FinishOptions, lockedRoots: readonly string[]): Promise<ChildrenStarted> {
     const started: ChildrenStarted = { delegated: new Set(), claimed: [], written: [] };
     if (!options.children) return started;
+    // What the finish read ahead for a child started in its parent's plan: for the first child started there (later ones read the counts it wrote).
+    let slot = written.steps.find((s) => s.ahead?.end)?.ahead?.end?.slot;
     for (const claim of claimsOf(written)) {
       if (claim.type !== 'agent' || (q.dialect === 'postgres' && !lockedRoots.includes(claim.rootPlanId ?? claim.planId))) continue;
       const prepared = await options.children.prepare(claim).catch(() => undefined);
       if (!prepared) continue;
       const handOff = { owner: options.owner, leaseMs: options.leaseMs, limit: 1 };
-      const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, handOff, true);
+      const ahead = slot && slot.planId === claim.planId && slot.root === (claim.rootPlanId ?? claim.planId) ? slot.read : undefined;
+      if (ahead) slot = undefined;
+      const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, handOff, true, ahead);
       // A child refused (a limit reached) is not started: the worker runs the node, whose attempt fails with the reason.
       if (child.result.kind !== 'started') continue;
       started.delegated.add(claim.token);

@@ -84,4 +84,57 @@ describe('an agent node handed over by a write starts its child in that write', 
       ['c', 'did c'],
     ]);
   });
+
+  it('two agent nodes handed over by one write each get their child: numbered in turn, the first larger than the row ids the write reserved ahead', async () => {
+    // The end of a's child reads ahead what a next child needs (the tree's counts, 8 row ids): b's child has 10 nodes
+    // and reads its own; c's child reads the counts b's child wrote.
+    const steps = Array.from({ length: 10 }, (_, i) => `s${i} [type=function toolCode=template toolInput="${i}"]`).join(' ');
+    const chain = Array.from({ length: 9 }, (_, i) => `s${i} -> s${i + 1}`).join(' ');
+    h = await openTreeHarness({
+      agents: [
+        { code: 'one', kind: 'workflow', template: 'one' },
+        { code: 'ten', kind: 'workflow', template: 'ten' },
+      ],
+      templates: {
+        one: `digraph one { step [type=function toolCode=template toolInput="did"] }`,
+        ten: `digraph ten { ${steps} ${chain} }`,
+      },
+    });
+    const root = await h.create(`digraph root {
+      a [type=agent agentCode=one]
+      b [type=agent agentCode=ten]
+      c [type=agent agentCode=one]
+      a -> b
+      a -> c
+    }`);
+    const [claimA] = await h.store.queue.claim({ ...LEASE, limit: 1 });
+    const startedA = await run(claimA!);
+    const [stepA] = startedA.kind === 'delegated' ? (startedA.claimed ?? []) : [];
+    const after = await h.store.queue.finish([{ claim: stepA!, result: { kind: 'done', output: 'did' }, jitter: 0 }], {
+      ...LEASE,
+      limit: 2,
+      retryDefaults,
+      children: h.children,
+    });
+    const b = await h.store.plans.node(root, 'b');
+    const c = await h.store.plans.node(root, 'c');
+    expect([b.status, c.status]).toEqual(['running', 'running']);
+    const [childB, childC] = await Promise.all([h.store.plans.get(b.childPlanId!), h.store.plans.get(c.childPlanId!)]);
+    expect([childB.instance, childC.instance]).toEqual(['ten_001', 'one_002']);
+    expect((await h.store.plans.nodes(childB.id)).map((n) => n.id)).toEqual(Array.from({ length: 10 }, (_, i) => `s${i}`));
+    expect(after.claimed.map((claim) => [claim.planId, claim.nodeId])).toEqual([
+      [childB.id, 's0'],
+      [childC.id, 'step'],
+    ]);
+    // Both children run to their ends, and with them the root.
+    let work = after.claimed;
+    while (work.length > 0) {
+      const next = await h.store.queue.finish(
+        work.map((claim) => ({ claim, result: { kind: 'done', output: claim.nodeId }, jitter: 0 })),
+        { ...LEASE, limit: 2, retryDefaults, children: h.children },
+      );
+      work = next.claimed;
+    }
+    expect(await h.store.plans.get(root)).toMatchObject({ status: 'completed' });
+  });
 });

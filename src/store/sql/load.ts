@@ -96,6 +96,8 @@ export async function loadDependents(q: Queryable, loaded: LoadedPlan, sources: 
   if (wanted.length > 0) addDependents(loaded, wanted, await readDependents(q, loaded.plan.id, wanted));
 }
 
+const NO_CONDITION: Statement = { sql: '', params: [] };
+
 /** An outgoing edge (its id: the order of a node's edges) with the node it leads to. */
 export type DependentRow = Row & { edgeId: number; from: string; when: string | null };
 
@@ -106,16 +108,18 @@ export type DependentRow = Row & { edgeId: number; from: string; when: string | 
  */
 export async function readDependents(q: Queryable, planId: string, sources: readonly string[]): Promise<DependentRow[]> {
   const out: DependentRow[] = [];
-  for (const part of chunk(sources)) {
-    out.push(
-      ...(await q.all<DependentRow>(
-        `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
-          `JOIN nodes n ON n.plan_id = e.plan_id AND n.node_id = e.to_node WHERE e.plan_id = ? AND e.from_node IN (${marks(part.length)}) ORDER BY n.id${forUpdate(q, 'OF n')}`,
-        [planId, ...part],
-      )),
-    );
-  }
+  for (const part of chunk(sources))
+    out.push(...(await readDependentsOf(q, { plan: { sql: '?', params: [planId] }, nodes: { sql: marks(part.length), params: part } })));
   return out;
+}
+
+/** readDependents with the plan and the sources as SQL (`nodes`: a list for IN), and a further condition. */
+export function readDependentsOf(q: Queryable, of: { plan: Statement; nodes: Statement }, gate: Statement = NO_CONDITION): Promise<DependentRow[]> {
+  return q.all<DependentRow>(
+    `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
+      `JOIN nodes n ON n.plan_id = e.plan_id AND n.node_id = e.to_node WHERE e.plan_id = ${of.plan.sql} AND e.from_node IN (${of.nodes.sql})${gate.sql} ORDER BY n.id${forUpdate(q, 'OF n')}`,
+    [...of.plan.params, ...of.nodes.params, ...gate.params],
+  );
 }
 
 /** Adds what readDependents read of these sources: their edges, in edge order, and the nodes they lead to. */
@@ -191,8 +195,6 @@ export async function loadMany(q: Queryable, planIds: readonly string[], options
 export interface LeasedRow extends Row {
   leaseToken: string | null;
 }
-
-const NO_CONDITION: Statement = { sql: '', params: [] };
 
 /** The running rows of these ids, locked in id order; `first`: a condition the first read takes first (the tree lock, withTreeLock). */
 export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_CONDITION): Promise<LeasedRow[]> {

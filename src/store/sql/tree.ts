@@ -89,6 +89,26 @@ export async function descendants(q: Queryable, root: string): Promise<TreePlace
   return rows.map(place);
 }
 
+/** What starting a child needs of its tree and its agent node (childSlot, or read ahead with a finish: tree/read-ahead.ts). */
+export interface ChildSlot {
+  /** The agent node's lease token as read (the caller checks it is still its own). */
+  leaseToken: string | null;
+  depth: number;
+  made: number;
+  instance: string;
+  ids: number[];
+  /** Writes the root's counts back, with the child. */
+  counted: Statement;
+}
+
+/** The counts and row ids a slot is made of, as read: the node's plan's depth, the root's counts, the reserved ids' expression value. */
+export interface SlotRead {
+  depth: number | string;
+  made: number | string;
+  instances: string | null;
+  ids: unknown;
+}
+
 /**
  * What starting a child of the leased agent node (row `rowId`) needs, in one read that locks the node:
  * its lease token (the caller checks it is still its own), its plan's depth, the child plans made in the
@@ -96,29 +116,27 @@ export async function descendants(q: Queryable, root: string): Promise<TreePlace
  * root from 001 — both kept on the root's row (migration 0012; `counted` writes them back with the
  * child); and `nodes` row ids reserved for the child's nodes (reservedNodeIds).
  */
-export async function childSlot(
-  q: Queryable,
-  rowId: number,
-  root: string,
-  agentCode: string,
-  nodes: number,
-): Promise<{ leaseToken: string | null; depth: number; made: number; instance: string; ids: number[]; counted: Statement } | undefined> {
+export async function childSlot(q: Queryable, rowId: number, root: string, agentCode: string, nodes: number): Promise<ChildSlot | undefined> {
   const reserve = reservedNodeIds.sql(q.dialect, nodes);
-  const [row] = await q.all<{ leaseToken: string | null; depth: number | string; made: number | string; instances: string | null; ids: unknown }>(
+  const [row] = await q.all<SlotRead & { leaseToken: string | null }>(
     `SELECT n.lease_token AS "leaseToken", p.depth, r.children_made AS "made", r.instances_made AS "instances", ${reserve.sql} AS "ids" ` +
       `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans r ON r.id = ? WHERE n.id = ? AND n.status = 'running'${q.dialect === 'postgres' ? ' FOR UPDATE OF n' : ''}`,
     [...reserve.params, root, rowId],
   );
-  if (!row) return undefined;
+  return row && slotOf(row, row.leaseToken, root, agentCode, nodes);
+}
+
+/** A slot from what was read: the next instance of the agent, the first `nodes` of the reserved ids, the counts to write back. */
+export function slotOf(row: SlotRead, leaseToken: string | null, root: string, agentCode: string, nodes: number): ChildSlot {
   const instances = parseCounts(row.instances);
   const number = (instances[agentCode] ?? 0) + 1;
   const made = Number(row.made);
   return {
-    leaseToken: row.leaseToken,
+    leaseToken,
     depth: Number(row.depth),
     made,
     instance: `${agentCode}_${String(number).padStart(3, '0')}`,
-    ids: reservedNodeIds.ids(row.ids, nodes),
+    ids: reservedNodeIds.ids(row.ids, nodes).slice(0, nodes),
     counted: {
       sql: `UPDATE plans SET children_made = ?, instances_made = ? WHERE id = ?`,
       params: [made + 1, JSON.stringify({ ...instances, [agentCode]: number }), root],

@@ -2,7 +2,7 @@ import { REPLAN_REQUESTED } from '../../model/replan.js';
 import { resolveReferences } from '../../execute/resolve-input.js';
 import type { PlanStatus } from '../../model/types.js';
 import type { AttemptResult } from '../../engine/attempts.js';
-import { forUpdate, type Queryable } from '../sql/executor.js';
+import { forUpdate, type Queryable, type Statement } from '../sql/executor.js';
 import { LOADED_COLUMNS, loadedFromColumns, type LoadedPlan, type LoadedPlanColumns, type Row } from '../sql/load.js';
 import { parseJsonObject } from '../rows.js';
 import { decodeText } from '../text.js';
@@ -47,6 +47,47 @@ function childNodes(q: Queryable): string {
   return `CASE WHEN (c.status = 'completed' OR ? = 1) AND c.result IS NULL THEN ${nodes} END`;
 }
 
+/** The columns of childLink's read: the child's end, the parent node's link to it, the parent plan and node. */
+type LinkRow = Pick<ChildEnd, 'child' | 'leased'> &
+  Record<'childMode' | 'childAttributes' | 'childParams', string> &
+  Record<'childResult' | 'childError' | 'childInstance', string | null> & { nodes: ChildNode[] | string | null } & Row &
+  LoadedPlanColumns & {
+    failedBesides?: boolean | number;
+    slotDepth?: number | string;
+    slotMade?: number | string;
+    slotInstances?: string | null;
+    slotIds?: unknown;
+  };
+
+/** A child's end as read (linkOf makes it the parent node's step's input). */
+export type ChildLinkRow = LinkRow;
+
+/**
+ * childLink's read: the parent node named by `parent`'s SQL (two expressions and their parameters) —
+ * the ids as constants, or (readAhead) as the child row's columns in one-time subqueries — with `gate`
+ * a further condition and `columns` further columns (readAhead's); `ending`: the child's nodes are read
+ * even though it has not completed yet.
+ */
+export async function readChildLink(
+  q: Queryable,
+  childId: string,
+  parent: { plan: Statement; node: Statement },
+  ending: boolean,
+  gate: Statement = { sql: '', params: [] },
+  columns?: Statement,
+): Promise<LinkRow | undefined> {
+  const more = columns ? { sql: `, ${columns.sql}`, params: columns.params } : { sql: '', params: [] };
+  const [row] = await q.all<LinkRow>(
+    // The child's columns named apart from the parent node's (LOADED_COLUMNS.node has its own attributes, error, ...).
+    `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
+      `${childNodes(q)} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+      `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id = ? AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
+      `WHERE n.plan_id = ${parent.plan.sql} AND n.node_id = ${parent.node.sql}${gate.sql}${forUpdate(q, 'OF n, p')}`,
+    [ending ? 1 : 0, childId, ...more.params, childId, ...parent.plan.params, ...parent.node.params, ...gate.params],
+  );
+  return row;
+}
+
 /**
  * The child plan's end and its parent node's link to it, with the parent plan and node loaded and
  * locked for the parent node's step, in one read (undefined: no such child, or its node is gone).
@@ -60,21 +101,23 @@ export async function childLink(
   q: Queryable,
   childId: string,
   parent: { planId: string; nodeId: string },
-  ending?: ReadonlyMap<string, { status: string; output?: string | null }>,
+  ending?: ChildEnding,
 ): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
-  type ChildColumns = Pick<ChildEnd, 'child' | 'leased'> &
-    Record<'childMode' | 'childAttributes' | 'childParams', string> &
-    Record<'childResult' | 'childError' | 'childInstance', string | null>;
-  const [row] = await q.all<ChildColumns & { nodes: ChildNode[] | string | null } & Row & LoadedPlanColumns>(
-    // The child's columns named apart from the parent node's (LOADED_COLUMNS.node has its own attributes, error, ...).
-    `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
-      `${childNodes(q)} AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
-      `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id = ? AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
-      `WHERE n.plan_id = ? AND n.node_id = ?${forUpdate(q, 'OF n, p')}`,
-    [ending ? 1 : 0, childId, childId, parent.planId, parent.nodeId],
+  const row = await readChildLink(
+    q,
+    childId,
+    { plan: { sql: '?', params: [parent.planId] }, node: { sql: '?', params: [parent.nodeId] } },
+    ending !== undefined,
   );
-  if (!row) return undefined;
-  const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes;
+  return row && linkOf(row, ending);
+}
+
+/** The child's nodes as the write that ends it leaves them: node id → status and, where the write sets it, output as stored. */
+export type ChildEnding = ReadonlyMap<string, { status: string; output?: string | null }>;
+
+/** A read link row as the parent node's step takes it, with the child's nodes as `ending` leaves them laid over. */
+export function linkOf(row: LinkRow, ending?: ChildEnding): { end: ChildEnd; parent: LoadedPlan } {
+  const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes?.map((n) => ({ ...n }));
   for (const node of nodes ?? []) {
     const after = ending?.get(node.id);
     if (after) Object.assign(node, { status: after.status }, after.output !== undefined ? { output: after.output } : {});
@@ -89,7 +132,7 @@ export async function childLink(
     status: row.status,
     child: row.child,
     leased: row.leased,
-    nodes,
+    nodes: nodes ?? null,
   };
   return { end, parent: loadedFromColumns(row.planId, row) };
 }

@@ -11,7 +11,7 @@ import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan,
 import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
 import { toClaimed } from '../sql/claim.js';
 import { encodeText } from '../text.js';
-import { chainOf, childSlot, descendants, lockRoot, placeOf, type TreePlace } from '../sql/tree.js';
+import { chainOf, childSlot, descendants, lockRoot, placeOf, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
@@ -82,11 +82,14 @@ export class TreeStore {
     limits: TreeLimits,
     handOff?: ChildHandOff,
     treeLocked = false,
+    ahead?: SlotRead,
   ): Promise<{ result: StartedChild; written: Written[] }> {
     const root = claim.rootPlanId ?? claim.planId;
     if (!treeLocked) await lockRoot(q, root);
     const rowId = tokenRowId(claim.token);
-    const slot = rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, child.graph.nodes.length);
+    const nodes = child.graph.nodes.length;
+    const pre = ahead && slotOf(ahead, claim.token, root, child.agentCode, nodes);
+    const slot = pre?.ids.length === nodes ? pre : rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, nodes);
     if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
     const depth = slot.depth + 1;
     const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
