@@ -137,4 +137,39 @@ describe('an agent node handed over by a write starts its child in that write', 
     }
     expect(await h.store.plans.get(root)).toMatchObject({ status: 'completed' });
   });
+
+  it('two children failing in one write fail their agent nodes together, each naming its child; the plan fails with both', async () => {
+    // Several children ending at once (not completed) have their parent nodes read together (tree/child-end.ts).
+    h = await openTreeHarness({
+      agents: [{ code: 'one', kind: 'workflow', template: 'one' }],
+      templates: { one: `digraph one { step [type=function toolCode=template toolInput="did" retries=0] }` },
+    });
+    const root = await h.create(`digraph root {
+      a [type=agent agentCode=one retries=0]
+      b [type=agent agentCode=one retries=0]
+      after [type=function toolCode=template toolInput="after"]
+      a -> after
+      b -> after
+    }`);
+    const claims = await h.store.queue.claim({ ...LEASE, limit: 2 });
+    expect(claims.map((c) => c.nodeId)).toEqual(['a', 'b']);
+    const steps = [];
+    for (const claim of claims) {
+      const started = await run(claim);
+      steps.push(...(started.kind === 'delegated' ? (started.claimed ?? []) : []));
+    }
+    expect(steps.map((c) => c.nodeId)).toEqual(['step', 'step']);
+    const failed = await h.store.queue.finish(
+      steps.map((claim) => ({ claim, result: { kind: 'failed', error: `broke in ${claim.planId}`, retryable: false }, jitter: 0 })),
+      { ...LEASE, limit: 2, retryDefaults, children: h.children },
+    );
+    expect(failed.results).toEqual([{ status: 'failed' }, { status: 'failed' }]);
+    const [a, b] = await Promise.all([h.store.plans.node(root, 'a'), h.store.plans.node(root, 'b')]);
+    expect([a.status, b.status]).toEqual(['failed', 'failed']);
+    expect(a.error).toContain(`child plan ${a.childPlanId} (one_001) failed`);
+    expect(a.error).toContain(`broke in ${a.childPlanId}`);
+    expect(b.error).toContain(`child plan ${b.childPlanId} (one_002) failed`);
+    expect((await h.store.plans.node(root, 'after')).status).toBe('pending');
+    expect(await h.store.plans.get(root)).toMatchObject({ status: 'failed' });
+  });
 });

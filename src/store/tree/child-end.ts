@@ -6,8 +6,8 @@ import type { RetryDefaults } from '../../engine/retry-policy.js';
 import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
-import { addDependents, readDependents, type LoadedPlan } from '../sql/load.js';
-import { childLink, childResult, linkOf, type ChildEnding } from './child-result.js';
+import { addDependents, readDependents, type DependentRow, type LoadedPlan } from '../sql/load.js';
+import { childLink, childResult, linkOf, readChildLinks, type ChildEnding } from './child-result.js';
 import type { ChildAhead } from './read-ahead.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
@@ -45,18 +45,14 @@ export async function parentSteps(
   ending?: ChildEnding,
   ahead?: ChildAhead,
 ): Promise<Array<{ step: Step; loaded: LoadedPlan }>> {
+  const reads = await linksOf(q, ended, ending, ahead);
   const out: Array<{ step: Step; loaded: LoadedPlan }> = [];
   for (const child of ended) {
     const parent = child.plan.parent!;
-    // The child's end with the parent plan and node, locked, in one read; the node's dependents (locked) read at once.
-    const read = ahead?.childId === child.plan.id ? ahead.end : undefined;
-    const [linked, dependents] = read
-      ? [linkOf(read.link, ending), read.dependents]
-      : await Promise.all([childLink(q, child.plan.id, parent, ending), readDependents(q, parent.planId, [parent.nodeId])]);
-    if (!linked) continue;
-    const { end: link, parent: loaded } = linked;
-    if (link.status !== 'running' || link.child !== child.plan.id || link.leased !== null || loaded.plan.id !== parent.planId) continue;
-    addDependents(loaded, [parent.nodeId], dependents);
+    const read = reads.get(child.plan.id);
+    if (!read) continue;
+    const { end: link, parent: loaded } = read.linked;
+    addDependents(loaded, [parent.nodeId], read.dependents);
     const result = childResult(child.plan.id, link, child.to, child);
     const by = link.instance ?? `child plan ${child.plan.id}`;
     const claim = handOff.owner === '' ? 0 : handOff.slots;
@@ -69,6 +65,62 @@ export async function parentSteps(
       }),
     );
     out.push({ step, loaded });
+  }
+  return out;
+}
+
+type Linked = NonNullable<Awaited<ReturnType<typeof childLink>>>;
+
+/** Whether the parent node still waits on this child: running, holding no lease, linked to it. */
+function waitsOn(child: EndedChild, linked: Linked | undefined): linked is Linked {
+  const parent = child.plan.parent!;
+  const { end, parent: loaded } = linked ?? { end: undefined, parent: undefined };
+  return end?.status === 'running' && end.child === child.plan.id && end.leased === null && loaded?.plan.id === parent.planId;
+}
+
+/**
+ * Each ended child's link with its parent plan and node (locked) and that node's dependents (locked),
+ * for the parent nodes that still wait on their children: read ahead (the one child a finish ends), or
+ * for one child its link and the dependents at once; for several (a cascade) the links together, then
+ * the dependents of the parent nodes that still wait, one read per parent plan, at once. A child that
+ * completed without a result of its own is read alone: its result is made of its nodes.
+ */
+async function linksOf(
+  q: Queryable,
+  ended: readonly EndedChild[],
+  ending: ChildEnding | undefined,
+  ahead: ChildAhead | undefined,
+): Promise<Map<string, { linked: Linked; dependents: DependentRow[] }>> {
+  const out = new Map<string, { linked: Linked; dependents: DependentRow[] }>();
+  const alone = ended.length === 1 ? ended : ended.filter((c) => c.to === 'completed');
+  for (const child of alone) {
+    const parent = child.plan.parent!;
+    const read = ahead?.childId === child.plan.id ? ahead.end : undefined;
+    const [linked, dependents] = read
+      ? [linkOf(read.link, ending), read.dependents]
+      : await Promise.all([childLink(q, child.plan.id, parent, ending), readDependents(q, parent.planId, [parent.nodeId])]);
+    if (waitsOn(child, linked)) out.set(child.plan.id, { linked, dependents });
+  }
+  const together = ended.filter((c) => !alone.includes(c));
+  if (together.length === 0) return out;
+  const rows = await readChildLinks(
+    q,
+    together.map((c) => c.plan.id),
+  );
+  const waiting = new Map<string, { child: EndedChild; linked: Linked }>();
+  for (const child of together) {
+    const row = rows.get(child.plan.id);
+    const linked = row && linkOf(row);
+    if (waitsOn(child, linked)) waiting.set(child.plan.id, { child, linked });
+  }
+  const byPlan = new Map<string, string[]>();
+  for (const { child } of waiting.values())
+    byPlan.set(child.plan.parent!.planId, [...(byPlan.get(child.plan.parent!.planId) ?? []), child.plan.parent!.nodeId]);
+  const read = await Promise.all([...byPlan].map(([planId, nodes]) => readDependents(q, planId, nodes)));
+  const dependents = new Map([...byPlan.keys()].map((planId, i) => [planId, read[i]!]));
+  for (const [id, { child, linked }] of waiting) {
+    const parent = child.plan.parent!;
+    out.set(id, { linked, dependents: dependents.get(parent.planId)!.filter((row) => row.from === parent.nodeId) });
   }
   return out;
 }

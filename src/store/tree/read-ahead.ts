@@ -28,11 +28,20 @@ export interface ChildAhead {
   end?: { failed: boolean; link: ChildLinkRow; dependents: DependentRow[]; slot: { planId: string; root: string; read: SlotRead } };
 }
 
+/** What the link read adds for the read-ahead: whether another node of the child failed, and the slot's counts and ids. */
+interface AheadColumns {
+  failedBesides: boolean | number;
+  slotDepth: number | string;
+  slotMade: number | string;
+  slotInstances: string | null;
+  slotIds: unknown;
+}
+
 /**
- * The two reads (sent at once): the link row, read only if nothing else of the child is active
- * (with whether another node failed, and the slot's counts and ids), and the parent node's dependents under the same condition —
- * the parent named by the child's row, so that nothing read before is needed. A child whose link is
- * gone (its parent node cancelled, say) reads as not ending: the step falls back to reading after.
+ * The two reads (sent at once): the link row, read only if nothing else of the child is active (with
+ * AheadColumns), and the parent node's dependents under the same condition — the parent named by the
+ * child's row, so that nothing read before is needed. A child whose link is gone (its parent node
+ * cancelled, say) reads as not ending: the step falls back to reading after.
  */
 export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[]): Promise<ChildAhead> {
   const besides = ` AND x.node_id NOT IN (${marks(finishing.length)})`;
@@ -49,12 +58,12 @@ export async function readAhead(q: Queryable, childId: string, root: string, fin
     params: [childId, ...finishing, root, root, ...reserve.params],
   };
   const [link, dependents] = await Promise.all([
-    readChildLink(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, true, quiet, columns),
+    readChildLink<AheadColumns>(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, true, quiet, columns),
     readDependentsOf(q, { plan: parentOf('parent_plan_id'), nodes: parentOf('parent_node_id') }, quiet),
   ]);
   const ahead: ChildAhead = { childId, besides: new Set(finishing) };
   if (link) {
-    const read = { depth: link.slotDepth!, made: link.slotMade!, instances: link.slotInstances ?? null, ids: link.slotIds };
+    const read = { depth: link.slotDepth, made: link.slotMade, instances: link.slotInstances, ids: link.slotIds };
     ahead.end = { failed: link.failedBesides === true || link.failedBesides === 1, link, dependents, slot: { planId: link.planId, root, read } };
   }
   return ahead;
