@@ -7,6 +7,7 @@ import { DotplanError } from '../../src/errors/errors.js';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
 import { DEFAULT_MIGRATIONS_DIR, migrate, splitStatements } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/index.js';
+import type { Db } from '../../src/store/sql/executor.js';
 import { childSlot } from '../../src/store/sql/tree.js';
 import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
 
@@ -37,106 +38,101 @@ function migrationSuite(backend: TestBackend) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('upgrades stored plans through 0010 and 0011: the nodes of a paused plan held, events kept with their ids and numbered on', async () => {
-      const before = join(dir, 'before-0010');
+    /** A database migrated up to (not including) `first`, for `fn` to fill and then upgrade; closed and dropped after. */
+    async function migratedBefore(first: string, fn: (db: Db) => Promise<void>): Promise<void> {
+      const before = join(dir, `before-${first}`);
       cpSync(DEFAULT_MIGRATIONS_DIR, before, { recursive: true });
-      for (const name of shipped.filter((n) => n >= '0010')) rmSync(join(before, provider, name), { recursive: true });
-      const upgraded = backend === 'sqlite' ? { url: `file:${join(dir, 'upgrade.sqlite')}`, drop: async () => undefined } : await createPostgresDatabase();
+      for (const name of shipped.filter((n) => n >= first)) rmSync(join(before, provider, name), { recursive: true });
+      const upgraded =
+        backend === 'sqlite' ? { url: `file:${join(dir, `upgrade-${first}.sqlite`)}`, drop: async () => undefined } : await createPostgresDatabase();
       try {
-        const connection = await connect(resolveDatabase(upgraded.url));
-        try {
-          await migrate(connection.db, before);
-          for (const [id, status] of [
-            ['p_running', 'running'],
-            ['p_paused', 'paused'],
-          ])
-            await connection.db.run(
-              `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at) VALUES (?, ?, ?, 'workflow', '{}', '{}', 1, 1, 1)`,
-              [id, id, status],
-            );
-          for (const plan of ['p_running', 'p_paused'])
-            for (const [node, status] of [
-              ['a', 'done'],
-              ['b', 'ready'],
-              ['c', 'pending'],
-            ])
-              await connection.db.run(`INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at) VALUES (?, ?, 'function', ?, '{}', 1)`, [
-                plan,
-                node,
-                status,
-              ]);
-          for (let i = 0; i < 3; i++)
-            await connection.db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_paused', 'operator', '', 'running', ?)`, [i]);
-          const ids = (await connection.db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id));
-          expect(await migrate(connection.db)).toEqual(shipped.filter((n) => n >= '0010'));
-          const held = await connection.db.all<{ plan: string; node: string; held: number }>(
-            `SELECT plan_id AS "plan", node_id AS "node", held FROM nodes ORDER BY plan_id, node_id`,
-          );
-          expect(held.map((r) => `${r.plan}/${r.node}:${Number(r.held)}`)).toEqual([
-            'p_paused/a:0',
-            'p_paused/b:1',
-            'p_paused/c:1',
-            'p_running/a:0',
-            'p_running/b:0',
-            'p_running/c:0',
-          ]);
-          expect((await connection.db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id))).toEqual(ids);
-          // Numbering goes on after the kept ids, and an event no longer needs its plan's row.
-          await connection.db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_gone', 'operator', '', 'running', 9)`);
-          const [last] = await connection.db.all<{ id: number; plan: string }>('SELECT id, plan_id AS "plan" FROM events ORDER BY id DESC LIMIT 1');
-          expect([Number(last!.id), last!.plan]).toEqual([ids.at(-1)! + 1, 'p_gone']);
-          // The trigger: resuming lets the plan's nodes go; pausing holds the ones that could still run.
-          await connection.db.run(`UPDATE plans SET status = 'running' WHERE id = 'p_paused'`);
-          expect(await connection.db.all(`SELECT node_id FROM nodes WHERE held = 1`)).toEqual([]);
-          await connection.db.run(`UPDATE plans SET status = 'cancelled' WHERE id = 'p_running'`);
-          const nowHeld = await connection.db.all<{ node: string }>(`SELECT node_id AS "node" FROM nodes WHERE held = 1 ORDER BY node_id`);
-          expect(nowHeld.map((r) => r.node)).toEqual(['b', 'c']);
-        } finally {
-          await connection.db.close();
-        }
-      } finally {
-        await upgraded.drop();
-      }
-    });
-
-    it("upgrades stored trees through 0012: each root counts its children and each agent's last instance, and the next child numbers on", async () => {
-      const before = join(dir, 'before-0012');
-      cpSync(DEFAULT_MIGRATIONS_DIR, before, { recursive: true });
-      for (const name of shipped.filter((n) => n >= '0012')) rmSync(join(before, provider, name), { recursive: true });
-      const upgraded = backend === 'sqlite' ? { url: `file:${join(dir, 'upgrade-0012.sqlite')}`, drop: async () => undefined } : await createPostgresDatabase();
-      try {
-        const connection = await connect(resolveDatabase(upgraded.url));
-        const { db } = connection;
+        const { db } = await connect(resolveDatabase(upgraded.url));
         try {
           await migrate(db, before);
-          const plan = `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at, parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, 'running', 'workflow', '{}', '{}', 1, 1, 1, ?, ?, ?, ?, ?, ?, ?)`;
-          await db.run(plan, ['p_root', 'root', null, null, null, null, 0, null, null]);
-          await db.run(plan, ['p_alone', 'alone', null, null, null, null, 0, null, null]);
-          // searcher_002 and writer_001 under the root; searcher_001 was made one level further down.
-          await db.run(plan, ['p_s1', 's1', 'p_root', 'a', 1, 'p_root', 1, 'searcher', 'searcher_001']);
-          await db.run(plan, ['p_s2', 's2', 'p_s1', 'x', 1, 'p_root', 2, 'searcher', 'searcher_002']);
-          await db.run(plan, ['p_w1', 'w1', 'p_root', 'b', 1, 'p_root', 1, 'writer', 'writer_001']);
-          expect(await migrate(db)).toEqual(shipped.filter((n) => n >= '0012'));
-          const counts = await db.all<{ id: string; made: number; instances: string | null }>(
-            `SELECT id, children_made AS "made", instances_made AS "instances" FROM plans WHERE root_plan_id IS NULL ORDER BY id`,
-          );
-          expect(counts.map((c) => [c.id, Number(c.made), c.instances === null ? null : (JSON.parse(c.instances) as unknown)])).toEqual([
-            ['p_alone', 0, null],
-            ['p_root', 3, { searcher: 2, writer: 1 }],
-          ]);
-          // The next searcher of the tree is searcher_003, read off the root's row.
-          await db.run(
-            `INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at, lease_token) VALUES ('p_root', 'c', 'agent', 'running', '{}', 1, 'held')`,
-          );
-          const [{ id }] = (await db.all<{ id: number }>(`SELECT id FROM nodes WHERE node_id = 'c'`)) as [{ id: number }];
-          const slot = await db.tx((q) => childSlot(q, Number(id), 'p_root', 'searcher', 1));
-          expect(slot).toMatchObject({ leaseToken: 'held', made: 3, instance: 'searcher_003' });
+          await fn(db);
         } finally {
           await db.close();
         }
       } finally {
         await upgraded.drop();
       }
+    }
+
+    it('upgrades stored plans through 0010 and 0011: the nodes of a paused plan held, events kept with their ids and numbered on', async () => {
+      await migratedBefore('0010', async (db) => {
+        for (const [id, status] of [
+          ['p_running', 'running'],
+          ['p_paused', 'paused'],
+        ])
+          await db.run(
+            `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at) VALUES (?, ?, ?, 'workflow', '{}', '{}', 1, 1, 1)`,
+            [id, id, status],
+          );
+        for (const plan of ['p_running', 'p_paused'])
+          for (const [node, status] of [
+            ['a', 'done'],
+            ['b', 'ready'],
+            ['c', 'pending'],
+          ])
+            await db.run(`INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at) VALUES (?, ?, 'function', ?, '{}', 1)`, [
+              plan,
+              node,
+              status,
+            ]);
+        for (let i = 0; i < 3; i++)
+          await db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_paused', 'operator', '', 'running', ?)`, [i]);
+        const ids = (await db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id));
+        expect(await migrate(db)).toEqual(shipped.filter((n) => n >= '0010'));
+        const held = await db.all<{ plan: string; node: string; held: number }>(
+          `SELECT plan_id AS "plan", node_id AS "node", held FROM nodes ORDER BY plan_id, node_id`,
+        );
+        expect(held.map((r) => `${r.plan}/${r.node}:${Number(r.held)}`)).toEqual([
+          'p_paused/a:0',
+          'p_paused/b:1',
+          'p_paused/c:1',
+          'p_running/a:0',
+          'p_running/b:0',
+          'p_running/c:0',
+        ]);
+        expect((await db.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id))).toEqual(ids);
+        // Numbering goes on after the kept ids, and an event no longer needs its plan's row.
+        await db.run(`INSERT INTO events (plan_id, driver, from_status, to_status, at) VALUES ('p_gone', 'operator', '', 'running', 9)`);
+        const [last] = await db.all<{ id: number; plan: string }>('SELECT id, plan_id AS "plan" FROM events ORDER BY id DESC LIMIT 1');
+        expect([Number(last!.id), last!.plan]).toEqual([ids.at(-1)! + 1, 'p_gone']);
+        // The trigger: resuming lets the plan's nodes go; pausing holds the ones that could still run.
+        await db.run(`UPDATE plans SET status = 'running' WHERE id = 'p_paused'`);
+        expect(await db.all(`SELECT node_id FROM nodes WHERE held = 1`)).toEqual([]);
+        await db.run(`UPDATE plans SET status = 'cancelled' WHERE id = 'p_running'`);
+        const nowHeld = await db.all<{ node: string }>(`SELECT node_id AS "node" FROM nodes WHERE held = 1 ORDER BY node_id`);
+        expect(nowHeld.map((r) => r.node)).toEqual(['b', 'c']);
+      });
+    });
+
+    it("upgrades stored trees through 0012: each root counts its children and each agent's last instance, and the next child numbers on", async () => {
+      await migratedBefore('0012', async (db) => {
+        const plan = `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at, parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, 'running', 'workflow', '{}', '{}', 1, 1, 1, ?, ?, ?, ?, ?, ?, ?)`;
+        await db.run(plan, ['p_root', 'root', null, null, null, null, 0, null, null]);
+        await db.run(plan, ['p_alone', 'alone', null, null, null, null, 0, null, null]);
+        // searcher_002 and writer_001 under the root; searcher_001 was made one level further down.
+        await db.run(plan, ['p_s1', 's1', 'p_root', 'a', 1, 'p_root', 1, 'searcher', 'searcher_001']);
+        await db.run(plan, ['p_s2', 's2', 'p_s1', 'x', 1, 'p_root', 2, 'searcher', 'searcher_002']);
+        await db.run(plan, ['p_w1', 'w1', 'p_root', 'b', 1, 'p_root', 1, 'writer', 'writer_001']);
+        expect(await migrate(db)).toEqual(shipped.filter((n) => n >= '0012'));
+        const counts = await db.all<{ id: string; made: number; instances: string | null }>(
+          `SELECT id, children_made AS "made", instances_made AS "instances" FROM plans WHERE root_plan_id IS NULL ORDER BY id`,
+        );
+        expect(counts.map((c) => [c.id, Number(c.made), c.instances === null ? null : (JSON.parse(c.instances) as unknown)])).toEqual([
+          ['p_alone', 0, null],
+          ['p_root', 3, { searcher: 2, writer: 1 }],
+        ]);
+        // The next searcher of the tree is searcher_003, read off the root's row.
+        await db.run(
+          `INSERT INTO nodes (plan_id, node_id, type, status, attributes, updated_at, lease_token) VALUES ('p_root', 'c', 'agent', 'running', '{}', 1, 'held')`,
+        );
+        const [{ id }] = (await db.all<{ id: number }>(`SELECT id FROM nodes WHERE node_id = 'c'`)) as [{ id: number }];
+        const slot = await db.tx((q) => childSlot(q, Number(id), 'p_root', 'searcher', 1));
+        expect(slot).toMatchObject({ leaseToken: 'held', made: 3, instance: 'searcher_003' });
+      });
     });
 
     it('applies a new migration folder once, in its own recorded step', async () => {
