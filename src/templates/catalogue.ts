@@ -68,12 +68,14 @@ export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defau
   }
   const name = nameOrPath.endsWith('.dot') ? nameOrPath.slice(0, -4) : nameOrPath;
   if (!TEMPLATE_NAME.test(name)) throw new InvalidInputError(`${JSON.stringify(name)} is not a template name (letters, digits, ".", "_", "-"); see \`dotplan template list\``);
-  // Where the name was found before, while its file is there: one stat per load, not one per directory.
+  // Where the name was found before, while its file is there and no directory before it has one since:
+  // one stat per load when it was found in the first directory, not one per directory.
   const key = `${dirs.join('\u0000')}\u0000${name}`;
   const known = foundAt.get(key);
-  if (known !== undefined) {
+  const shadowed = known !== undefined && dirs.slice(0, known.dir).some((dir) => isFile(join(dir, `${name}.dot`)));
+  if (known !== undefined && !shadowed) {
     try {
-      return readTemplate(known);
+      return readTemplate(known.path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
@@ -81,21 +83,23 @@ export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defau
     }
   }
   // The first directory holding `<name>.dot` wins (as in listTemplates); the listing is read only to say what there is.
-  const found = dirs.map((dir) => join(dir, `${name}.dot`)).find((path) => isFile(path));
+  const paths = dirs.map((dir) => join(dir, `${name}.dot`));
+  const dir = paths.findIndex((path) => isFile(path));
+  const found = paths[dir];
   if (!found) {
     const names = listTemplates(dirs).map((t) => t.name).join(', ') || '(none)';
     throw new NotFoundError(`no template named "${name}"; available: ${names}`);
   }
   if (foundAt.size >= 1000) foundAt.clear();
-  foundAt.set(key, found);
+  foundAt.set(key, { path: found, dir });
   return readTemplate(found);
 }
 
 /**
- * Where a template name was found, per list of directories (the package's templates come first and do
- * not change while dotplan runs); looked up again once that file is gone.
+ * Where a template name was found, per list of directories; looked up again once that file is gone, or
+ * once a directory before it holds the name too (the first directory wins, as in listTemplates).
  */
-const foundAt = new Map<string, string>();
+const foundAt = new Map<string, { path: string; dir: number }>();
 
 /** Templates read, by path, while their file is unchanged (size and mtime): a worker making agents' children reads each once. */
 const readTemplates = new Map<string, { size: number; mtimeMs: number; template: Template }>();

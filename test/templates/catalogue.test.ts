@@ -109,6 +109,17 @@ describe('loadTemplate', () => {
     expect(() => loadTemplate('moving', [first, second])).toThrow('no template named "moving"');
   });
 
+  it('a name found in a later directory is looked up again once an earlier directory holds it too: the first directory wins', () => {
+    const first = join(root, 'shadow-a');
+    const second = join(root, 'shadow-b');
+    mkdirSync(first, { recursive: true });
+    const b = write(second, 'shadow.dot', 'digraph shadow { later [type=function toolCode=echo] }');
+    expect(loadTemplate('shadow', [first, second]).path).toBe(b);
+    const a = write(first, 'shadow.dot', 'digraph shadow { earlier [type=function toolCode=echo] }');
+    expect(loadTemplate('shadow', [first, second]).path).toBe(a);
+    expect(loadTemplate('shadow', [first, second]).graph.nodes.map((n) => n.id)).toEqual(['earlier']);
+  });
+
   it('names the available templates when the name is unknown', () => {
     expect(() => loadTemplate('nope', [mine])).toThrow(NotFoundError);
     expect(() => loadTemplate('nope', [mine])).toThrow('no template named "nope"; available: greet');
