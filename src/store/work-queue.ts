@@ -165,10 +165,10 @@ export class SqlWorkQueue implements WorkQueue {
       }
       // The finishing nodes are the leased rows added above; their dependents were read with them.
       for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
-      const ahead = new Map(aheads.map((a) => [a.childId, a]));
+      const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
       const steps = (await this.#steps(valid, byPlan, options, q)).map((s) => {
-        const read = ahead.get(s.step.planId);
-        return read ? { ...s, ahead: read } : s;
+        const ahead = aheadOf.get(s.step.planId);
+        return ahead ? { ...s, ahead } : s;
       });
       const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
       return { written, started: await this.#startChildren(q, written, options, roots) };

@@ -7,7 +7,7 @@ import { FINISHED_PLAN_STATUSES } from '../../state/plan-moves.js';
 import { decideWithMore } from '../decide.js';
 import type { Queryable } from '../sql/executor.js';
 import { addDependents, readDependents, type DependentRow, type LoadedPlan } from '../sql/load.js';
-import { childLink, childResult, linkOf, readChildLinks, type ChildEnding } from './child-result.js';
+import { childLink, childResult, linkOf, readChildLinks, type ChildEnding, type ChildLinked } from './child-result.js';
 import type { ChildAhead } from './read-ahead.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
@@ -69,10 +69,8 @@ export async function parentSteps(
   return out;
 }
 
-type Linked = NonNullable<Awaited<ReturnType<typeof childLink>>>;
-
 /** Whether the parent node still waits on this child: running, holding no lease, linked to it. */
-function waitsOn(child: EndedChild, linked: Linked | undefined): linked is Linked {
+function waitsOn(child: EndedChild, linked: ChildLinked | undefined): linked is ChildLinked {
   const parent = child.plan.parent!;
   const { end, parent: loaded } = linked ?? { end: undefined, parent: undefined };
   return end?.status === 'running' && end.child === child.plan.id && end.leased === null && loaded?.plan.id === parent.planId;
@@ -90,8 +88,8 @@ async function linksOf(
   ended: readonly EndedChild[],
   ending: ChildEnding | undefined,
   ahead: ChildAhead | undefined,
-): Promise<Map<string, { linked: Linked; dependents: DependentRow[] }>> {
-  const out = new Map<string, { linked: Linked; dependents: DependentRow[] }>();
+): Promise<Map<string, { linked: ChildLinked; dependents: DependentRow[] }>> {
+  const out = new Map<string, { linked: ChildLinked; dependents: DependentRow[] }>();
   const alone = ended.length === 1 ? ended : ended.filter((c) => c.to === 'completed');
   for (const child of alone) {
     const parent = child.plan.parent!;
@@ -107,15 +105,17 @@ async function linksOf(
     q,
     together.map((c) => c.plan.id),
   );
-  const waiting = new Map<string, { child: EndedChild; linked: Linked }>();
+  const waiting = new Map<string, { child: EndedChild; linked: ChildLinked }>();
   for (const child of together) {
     const row = rows.get(child.plan.id);
     const linked = row && linkOf(row);
     if (waitsOn(child, linked)) waiting.set(child.plan.id, { child, linked });
   }
   const byPlan = new Map<string, string[]>();
-  for (const { child } of waiting.values())
-    byPlan.set(child.plan.parent!.planId, [...(byPlan.get(child.plan.parent!.planId) ?? []), child.plan.parent!.nodeId]);
+  for (const { child } of waiting.values()) {
+    const { planId, nodeId } = child.plan.parent!;
+    byPlan.set(planId, [...(byPlan.get(planId) ?? []), nodeId]);
+  }
   const read = await Promise.all([...byPlan].map(([planId, nodes]) => readDependents(q, planId, nodes)));
   const dependents = new Map([...byPlan.keys()].map((planId, i) => [planId, read[i]!]));
   for (const [id, { child, linked }] of waiting) {

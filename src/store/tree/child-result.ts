@@ -53,6 +53,17 @@ export type ChildLinkRow = Pick<ChildEnd, 'child' | 'leased'> &
   Record<'childResult' | 'childError' | 'childInstance', string | null> & { nodes: ChildNode[] | string | null } & Row &
   LoadedPlanColumns;
 
+/** The child's columns and its parent node's link (named apart from LOADED_COLUMNS.node, which has its own attributes, error, ...). */
+const LINK_COLUMNS =
+  `c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", ` +
+  `c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased"`;
+
+/** A child's end read with its parent plan and node: what the parent node's step takes (linkOf). */
+export interface ChildLinked {
+  end: ChildEnd;
+  parent: LoadedPlan;
+}
+
 /**
  * childLink's read: the parent node named by `parent`'s SQL (two expressions and their parameters) —
  * the ids as constants, or (readAhead) as the child row's columns in one-time subqueries — with `gate`
@@ -69,9 +80,7 @@ export async function readChildLink<Columns extends object = object>(
 ): Promise<(ChildLinkRow & Columns) | undefined> {
   const more = columns ? { sql: `, ${columns.sql}`, params: columns.params } : { sql: '', params: [] };
   const [row] = await q.all<ChildLinkRow & Columns>(
-    // The child's columns named apart from the parent node's (LOADED_COLUMNS.node has its own attributes, error, ...).
-    `SELECT c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
-      `${childNodes(q)} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+    `SELECT ${LINK_COLUMNS}, ${childNodes(q)} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
       `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id = ? AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
       `WHERE n.plan_id = ${parent.plan.sql} AND n.node_id = ${parent.node.sql}${gate.sql}${forUpdate(q, 'OF n, p')}`,
     [ending ? 1 : 0, childId, ...more.params, childId, ...parent.plan.params, ...parent.node.params, ...gate.params],
@@ -88,8 +97,7 @@ export async function readChildLinks(q: Queryable, childIds: readonly string[]):
   const out = new Map<string, ChildLinkRow>();
   for (const part of chunk(childIds, 200)) {
     const rows = await q.all<ChildLinkRow & { childId: string }>(
-      `SELECT c.id AS "childId", c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased", ` +
-        `NULL AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+      `SELECT c.id AS "childId", ${LINK_COLUMNS}, NULL AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
         `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id JOIN plans p ON p.id = n.plan_id ` +
         `WHERE c.id IN (${marks(part.length)}) ORDER BY n.id${forUpdate(q, 'OF n, p')}`,
       part,
@@ -113,7 +121,7 @@ export async function childLink(
   childId: string,
   parent: { planId: string; nodeId: string },
   ending?: ChildEnding,
-): Promise<{ end: ChildEnd; parent: LoadedPlan } | undefined> {
+): Promise<ChildLinked | undefined> {
   const row = await readChildLink(
     q,
     childId,
@@ -127,7 +135,7 @@ export async function childLink(
 export type ChildEnding = ReadonlyMap<string, { status: string; output?: string | null }>;
 
 /** A read link row as the parent node's step takes it, with the child's nodes as `ending` leaves them laid over. */
-export function linkOf(row: ChildLinkRow, ending?: ChildEnding): { end: ChildEnd; parent: LoadedPlan } {
+export function linkOf(row: ChildLinkRow, ending?: ChildEnding): ChildLinked {
   const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as ChildNode[]) : row.nodes?.map((n) => ({ ...n }));
   for (const node of nodes ?? []) {
     const after = ending?.get(node.id);
