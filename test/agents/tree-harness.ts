@@ -83,6 +83,7 @@ export async function openTreeHarness(options: {
     : {};
   /** Nodes handed to the stepper by its last writes, run by its next steps. */
   const handed: ClaimedNode[] = [];
+  const stepperRetry = { ...config.retry, retryDelay: 1 };
   const worker = (o: { concurrency?: number; untilIdle?: boolean; owner?: string } = {}) =>
     new Worker({
       store,
@@ -120,7 +121,7 @@ export async function openTreeHarness(options: {
       // node that follows with its own child started in that write), then a claim.
       const claim = handed.shift() ?? (await store.queue.claim({ owner: 'stepper', limit: 1, leaseMs: 30_000 }))[0];
       if (!claim) return false;
-      const retryDefaults = { ...config.retry, retryDelay: 1 };
+      const retryDefaults = stepperRetry;
       const result = await runClaim(claim, new AbortController().signal, {
         plans: store.plans,
         tools,
@@ -143,7 +144,7 @@ export async function openTreeHarness(options: {
     },
     async releaseHanded() {
       // As a worker that stops: what it was handed and did not run goes back to ready, its attempt not counted.
-      const retryDefaults = { ...config.retry, retryDelay: 1 };
+      const retryDefaults = stepperRetry;
       for (const claim of handed.splice(0))
         await store.queue.finish([{ claim, result: { kind: 'released' }, jitter: 0 }], { owner: 'stepper', limit: 0, leaseMs: 30_000, retryDefaults });
     },
