@@ -23,7 +23,7 @@ export interface ChildEnd {
   nodes: ChildNode[] | null;
 }
 
-interface ChildNode {
+export interface ChildNode {
   id: string;
   status: string;
   output: string | null;
@@ -32,19 +32,37 @@ interface ChildNode {
 }
 
 /**
- * ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink (no edge leaves it), as a
- * JSON array; two parameters: the child is completing in this write, and the child's id — a constant,
- * not `c.id`: statistics taken while one large plan filled `nodes` make any plan's nodes look like all
- * of them to a correlated `plan_id = c.id`, which is then read with a scan of the whole table.
+ * Whether the child's node `x` is a sink (no edge leaves it): counted, not `NOT EXISTS`, which the
+ * planner turns into a hash of every edge of every plan (a scan of the whole table) even for a child
+ * of one node.
+ */
+const SINK = `(SELECT COUNT(*) FROM edges e WHERE e.plan_id = x.plan_id AND e.from_node = x.node_id) = 0`;
+
+/**
+ * ChildEnd.nodes in SQL: each node of the child `c` with whether it is a sink, as a JSON array; two
+ * parameters: the child is completing in this write, and the child's id — a constant, not `c.id`:
+ * statistics taken while one large plan filled `nodes` make any plan's nodes look like all of them to
+ * a correlated `plan_id = c.id`, which is then read with a scan of the whole table.
  */
 function childNodes(q: Queryable): string {
-  const sink = `NOT EXISTS (SELECT 1 FROM edges e WHERE e.plan_id = x.plan_id AND e.from_node = x.node_id)`;
-  const fields = `'id', x.node_id, 'status', x.status, 'output', x.output, 'answer', x.answer, 'sink', ${sink}`;
+  const fields = `'id', x.node_id, 'status', x.status, 'output', x.output, 'answer', x.answer, 'sink', ${SINK}`;
   const nodes =
     q.dialect === 'postgres'
       ? `(SELECT json_agg(json_build_object(${fields}) ORDER BY x.id) FROM nodes x WHERE x.plan_id = ?)`
       : `(SELECT json_group_array(json_object(${fields})) FROM (SELECT * FROM nodes WHERE plan_id = ? ORDER BY id) x)`;
   return `CASE WHEN (c.status = 'completed' OR ? = 1) AND c.result IS NULL THEN ${nodes} END`;
+}
+
+/**
+ * The child's nodes as rows (ChildEnd.nodes), in order, on `gate`'s condition: for a read that runs
+ * beside the link read rather than inside it (readAhead's), where the JSON aggregate would cost more to
+ * plan, on every call, than the rest of the read together.
+ */
+export function readChildNodes(q: Queryable, childId: string, gate: Statement): Promise<ChildNode[]> {
+  return q.all<ChildNode>(
+    `SELECT x.node_id AS "id", x.status, x.output, x.answer, ${SINK} AS "sink" FROM nodes x WHERE x.plan_id = ?${gate.sql} ORDER BY x.id`,
+    [childId, ...gate.params],
+  );
 }
 
 /** The columns of childLink's read: the child's end, the parent node's link to it, the parent plan and node (linkOf makes them the parent node's step's input). */
@@ -67,23 +85,25 @@ export interface ChildLinked {
 /**
  * childLink's read: the parent node named by `parent`'s SQL (two expressions and their parameters) —
  * the ids as constants, or (readAhead) as the child row's columns in one-time subqueries — with `gate`
- * a further condition and `columns` further columns (readAhead's); `ending`: the child's nodes are read
- * even though it has not completed yet.
+ * a further condition and `columns` further columns (readAhead's); `nodes`: the child's nodes are read
+ * if it has completed, or even though it has not completed yet (`ending`), or not here (`apart`: the
+ * caller reads them with readChildNodes).
  */
 export async function readChildLink<Columns extends object = object>(
   q: Queryable,
   childId: string,
   parent: { plan: Statement; node: Statement },
-  ending: boolean,
+  nodes: 'if completed' | 'ending' | 'apart',
   gate: Statement = { sql: '', params: [] },
   columns?: Statement,
 ): Promise<(ChildLinkRow & Columns) | undefined> {
   const more = columns ? { sql: `, ${columns.sql}`, params: columns.params } : { sql: '', params: [] };
+  const read: Statement = nodes === 'apart' ? { sql: 'NULL', params: [] } : { sql: childNodes(q), params: [nodes === 'ending' ? 1 : 0, childId] };
   const [row] = await q.all<ChildLinkRow & Columns>(
-    `SELECT ${LINK_COLUMNS}, ${childNodes(q)} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+    `SELECT ${LINK_COLUMNS}, ${read.sql} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
       `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id = ? AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
       `WHERE n.plan_id = ${parent.plan.sql} AND n.node_id = ${parent.node.sql}${gate.sql}${forUpdate(q, 'OF n, p')}`,
-    [ending ? 1 : 0, childId, ...more.params, childId, ...parent.plan.params, ...parent.node.params, ...gate.params],
+    [...read.params, ...more.params, childId, ...parent.plan.params, ...parent.node.params, ...gate.params],
   );
   return row;
 }
@@ -126,7 +146,7 @@ export async function childLink(
     q,
     childId,
     { plan: { sql: '?', params: [parent.planId] }, node: { sql: '?', params: [parent.nodeId] } },
-    ending !== undefined,
+    ending !== undefined ? 'ending' : 'if completed',
   );
   return row && linkOf(row, ending);
 }

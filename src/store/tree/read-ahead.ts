@@ -3,7 +3,7 @@ import { marks, type Queryable, type Statement } from '../sql/executor.js';
 import { readDependentsOf, type DependentRow } from '../sql/load.js';
 import { reservedNodeIds } from '../sql/plans.js';
 import type { SlotRead } from '../sql/tree.js';
-import { readChildLink, type ChildLinkRow } from './child-result.js';
+import { readChildLink, readChildNodes, type ChildLinkRow } from './child-result.js';
 
 /** Row ids reserved ahead for a child the parent node's end may start next (a child with more nodes reserves its own). */
 export const IDS_AHEAD = 8;
@@ -38,9 +38,9 @@ interface AheadColumns {
 }
 
 /**
- * The two reads (sent at once): the link row, read only if nothing else of the child is active (with
- * AheadColumns), and the parent node's dependents under the same condition — the parent named by the
- * child's row, so that nothing read before is needed. A child whose link is gone (its parent node
+ * The three reads (sent at once): the link row, read only if nothing else of the child is active (with
+ * AheadColumns), the child's nodes and the parent node's dependents under the same condition — the
+ * parent named by the child's row, so that nothing read before is needed. A child whose link is gone (its parent node
  * cancelled, say) reads as not ending: the step falls back to reading after.
  */
 export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[]): Promise<ChildAhead> {
@@ -57,12 +57,14 @@ export async function readAhead(q: Queryable, childId: string, root: string, fin
       `(SELECT children_made FROM plans WHERE id = ?) AS "slotMade", (SELECT instances_made FROM plans WHERE id = ?) AS "slotInstances", ${reserve.sql} AS "slotIds"`,
     params: [childId, ...finishing, root, root, ...reserve.params],
   };
-  const [link, dependents] = await Promise.all([
-    readChildLink<AheadColumns>(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, true, quiet, columns),
+  const [link, nodes, dependents] = await Promise.all([
+    readChildLink<AheadColumns>(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, 'apart', quiet, columns),
+    readChildNodes(q, childId, quiet),
     readDependentsOf(q, { plan: parentOf('parent_plan_id'), nodes: parentOf('parent_node_id') }, quiet),
   ]);
   const ahead: ChildAhead = { childId, besides: new Set(finishing) };
   if (link) {
+    link.nodes = nodes;
     const read = { depth: link.slotDepth, made: link.slotMade, instances: link.slotInstances, ids: link.slotIds };
     ahead.end = { failed: link.failedBesides === true || link.failedBesides === 1, link, dependents, slot: { planId: link.planId, root, read } };
   }
