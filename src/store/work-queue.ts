@@ -249,14 +249,20 @@ export class SqlWorkQueue implements WorkQueue {
     if (!options.children) return started;
     // What the finish read ahead for a child started in its parent's plan: for the first child started there (later ones read the counts it wrote).
     let slot = written.steps.find((s) => s.ahead?.end)?.ahead?.end?.slot;
-    for (const claim of claimsOf(written)) {
-      if (claim.type !== 'agent' || (q.dialect === 'postgres' && !lockedRoots.includes(claim.rootPlanId ?? claim.planId))) continue;
+    const agents = claimsOf(written).filter((c) => c.type === 'agent' && (q.dialect !== 'postgres' || lockedRoots.includes(c.rootPlanId ?? c.planId)));
+    for (const [i, claim] of agents.entries()) {
       const prepared = await options.children.prepare(claim).catch(() => undefined);
       if (!prepared) continue;
       const handOff = { owner: options.owner, leaseMs: options.leaseMs, limit: 1 };
       const ahead = slot && slot.planId === claim.planId && slot.root === (claim.rootPlanId ?? claim.planId) ? slot.read : undefined;
       if (ahead) slot = undefined;
-      const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, handOff, true, ahead);
+      // The last child's write carries the COMMIT: nothing is sent after it (finishLocked returns).
+      const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, {
+        handOff,
+        treeLocked: true,
+        ahead,
+        last: i === agents.length - 1,
+      });
       // A child refused (a limit reached) is not started: the worker runs the node, whose attempt fails with the reason.
       if (child.result.kind !== 'started') continue;
       started.delegated.add(claim.token);

@@ -1,8 +1,8 @@
 /**
  * PostgreSQL transactions are pipelined (src/store/sql/postgres-db.ts): statements a transaction sends
- * at once share a round trip. What a caller relies on must still hold: each read gets its own rows in
- * the order sent, a failing statement among them rolls the whole transaction back, and the connection
- * goes back to the pool clean.
+ * at once share a round trip, and the statement named last (commitWithNext) carries the COMMIT. What a
+ * caller relies on must still hold: each read gets its own rows in the order sent, a failing statement
+ * among them rolls the whole transaction back, and the connection goes back to the pool clean.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
@@ -40,5 +40,39 @@ describe.runIf(testBackend() === 'postgres')('pipelined transactions (PostgreSQL
     ).rejects.toThrow(/no_such_table/);
     expect(await db.all('SELECT id FROM t ORDER BY id')).toEqual([{ id: 1 }]);
     for (let i = 0; i < 3; i++) expect(await db.tx((q) => q.all('SELECT ? AS n', [i]))).toEqual([{ n: String(i) }]);
+  });
+
+  it('commits with the statement named last: its rows and the ones before it are kept, and it returns its rows', async () => {
+    const rows = await db.tx(async (q) => {
+      await q.run('INSERT INTO t VALUES (10, ?)', ['ten']);
+      q.commitWithNext?.();
+      return q.all('INSERT INTO t VALUES (11, ?) RETURNING v', ['eleven']);
+    });
+    expect(rows).toEqual([{ v: 'eleven' }]);
+    expect(await db.all('SELECT id FROM t WHERE id >= 10 ORDER BY id')).toEqual([{ id: 10 }, { id: 11 }]);
+  });
+
+  it("rolls back when the statement named last fails: nothing before it is kept, the error is the statement's", async () => {
+    await expect(
+      db.tx(async (q) => {
+        await q.run('INSERT INTO t VALUES (20, ?)', ['twenty']);
+        q.commitWithNext?.();
+        await q.run('INSERT INTO t VALUES (10, ?)', ['ten again']); // id 10 exists
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await db.all('SELECT id FROM t WHERE id = 20')).toEqual([]);
+    expect(await db.tx((q) => q.all('SELECT 1 AS n'))).toEqual([{ n: 1 }]);
+  });
+
+  it('refuses a statement sent after the last one, naming it', async () => {
+    await expect(
+      db.tx(async (q) => {
+        q.commitWithNext?.();
+        await q.run('INSERT INTO t VALUES (30, ?)', ['thirty']);
+        await q.run('INSERT INTO t VALUES (31, ?)', ['thirty-one']);
+      }),
+    ).rejects.toThrow(/after the transaction's last: INSERT INTO t VALUES \(31/);
+    // The last statement committed with it: only the refused one is missing.
+    expect(await db.all('SELECT id FROM t WHERE id >= 30 ORDER BY id')).toEqual([{ id: 30 }]);
   });
 });

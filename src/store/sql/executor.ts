@@ -13,6 +13,13 @@ export interface Queryable {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Runs SQL text verbatim: no parameters, no `NOW`/`?` rewriting (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * In a PostgreSQL transaction: the next statement is the transaction's last, and COMMIT is sent
+   * with it, in its round trip (a failing statement makes the server roll back instead). Nothing may
+   * be sent after it, and nothing may fail after it: the transaction is committed by then. Absent
+   * where there is no round trip to save (SQLite) or no transaction.
+   */
+  commitWithNext?(): void;
 }
 
 export interface Db extends Queryable {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { DotplanError } from '../../errors/errors.js';
 import { withNow, type Db, type Queryable } from './executor.js';
 import { withRetry } from './retry.js';
 
@@ -85,17 +86,27 @@ export class PostgresDb implements Db {
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     return withRetry(async () => {
       const client = await this.pool.connect();
+      // commitWithNext: COMMIT sent right after the statement named last, before its answer comes back.
+      let last = false;
+      let committed: Promise<unknown> | undefined;
+      const send = <R>(sql: string, params?: readonly unknown[]) => {
+        if (committed) throw new DotplanError('INTERNAL', `a statement sent after the transaction's last: ${sql.slice(0, 60)}`);
+        corked(client);
+        const result = query<R>(client, sql, params);
+        if (last) {
+          committed = client.query('COMMIT');
+          committed.catch(() => undefined); // awaited after fn: a failing statement's error is the one reported
+        }
+        return result;
+      };
       const q: Queryable = {
         dialect: 'postgres',
-        all: async <R>(sql: string, params?: readonly unknown[]) => {
-          corked(client);
-          return (await query<R>(client, sql, params)).rows;
-        },
-        run: async (sql, params) => {
-          corked(client);
-          return (await query(client, sql, params)).rowCount ?? 0;
-        },
+        all: async <R>(sql: string, params?: readonly unknown[]) => (await send<R>(sql, params)).rows,
+        run: async (sql, params) => (await send(sql, params)).rowCount ?? 0,
         exec: async (sql) => void (await client.query(sql)),
+        commitWithNext: () => {
+          last = true;
+        },
       };
       let broken = false;
       // Pipelined (pg's pipeline mode, on this connection while the transaction holds it): statements
@@ -109,7 +120,7 @@ export class PostgresDb implements Db {
         begun.catch(() => undefined); // a failed BEGIN fails the first statement too: fn's error is the one reported
         const result = await fn(q);
         await begun;
-        await client.query('COMMIT');
+        await (committed ?? client.query('COMMIT'));
         return result;
       } catch (error) {
         try {

@@ -65,7 +65,7 @@ export class TreeStore {
    * impossible) and moves the node to wait on it — no lease, no polling — or, detached, to done.
    */
   async startChild(claim: ClaimedNode, child: NewChild, limits: TreeLimits, handOff?: ChildHandOff): Promise<StartedChild> {
-    const outcome = await this.db.tx((q) => this.startChildIn(q, claim, child, limits, handOff));
+    const outcome = await this.db.tx((q) => this.startChildIn(q, claim, child, limits, { ...(handOff ? { handOff } : {}), last: true }));
     for (const written of outcome.written) await this.writer.after(written);
     return outcome.result;
   }
@@ -73,17 +73,17 @@ export class TreeStore {
   /**
    * startChild in the caller's transaction — the write that handed the agent node to its worker
    * (work-queue.ts), which holds the tree's lock already when `treeLocked` — with the writes made, for
-   * the caller to pass to StepWriter.after once it commits.
+   * the caller to pass to StepWriter.after once it commits. `last`: the caller sends nothing after
+   * this, so the child's write may carry the transaction's COMMIT (Queryable.commitWithNext).
    */
   async startChildIn(
     q: Queryable,
     claim: ClaimedNode,
     child: NewChild,
     limits: TreeLimits,
-    handOff?: ChildHandOff,
-    treeLocked = false,
-    ahead?: SlotRead,
+    options: { handOff?: ChildHandOff; treeLocked?: boolean; ahead?: SlotRead; last?: boolean } = {},
   ): Promise<{ result: StartedChild; written: Written[] }> {
+    const { handOff, treeLocked = false, ahead } = options;
     const root = claim.rootPlanId ?? claim.planId;
     if (!treeLocked) await lockRoot(q, root);
     const rowId = tokenRowId(claim.token);
@@ -119,6 +119,8 @@ export class TreeStore {
       sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
       params: [id, rowId],
     };
+    // The rows' write is the last statement when nothing is written after it (a detached node's end, a start step written apart).
+    if (options.last && started && !detach) q.commitWithNext?.();
     const inserted = await insertPlan(
       q,
       { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
