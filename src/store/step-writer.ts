@@ -2,10 +2,11 @@ import { modeRules } from '../model/plan-modes.js';
 import { refreshAfterPlan } from './sql/statistics.js';
 import { settle } from '../engine/plan-steps.js';
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
-import type { PlanState } from '../engine/snapshot.js';
+import type { NodeState, PlanState } from '../engine/snapshot.js';
 import type { Step } from '../engine/step.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
 import type { Db, Queryable } from './sql/executor.js';
+import type { LoadedPlan } from './sql/load.js';
 import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
 import { persistPostgres } from './sql/persist-postgres.js';
 import { persistSqlite, type Persisted } from './sql/persist-sqlite.js';
@@ -37,6 +38,22 @@ export interface Written {
 const NO_CLAIM: ClaimOptions = { owner: '', limit: 0, leaseMs: 0 };
 
 /**
+ * The one agent node a write hands over, as the write decides it (the node before its move, the
+ * attempt it moves to), for a caller that starts the node's child right behind the write
+ * (work-queue.ts): the `along` of write() is called once the write's statement is sent, before its
+ * answer, and only where the write sends nothing after that statement, so that the caller's last
+ * statement may carry the COMMIT. PostgreSQL only. What the caller sends must write nothing unless
+ * the write handed the node over (it is sent before that is known).
+ */
+export interface HandingAgent {
+  loaded: LoadedPlan;
+  node: NodeState;
+  attempts: number;
+  rowId: number;
+}
+export type AlongWrite = (handing: HandingAgent) => Promise<void>;
+
+/**
  * The one way steps reach the database: rows written all or nothing (persist-*.ts), then after
  * commit the wake-ups, and settling of the plans a step may have finished — inside the transaction
  * on SQLite (writers take turns), right after commit on PostgreSQL (of concurrent writers, the one
@@ -64,6 +81,7 @@ export class StepWriter {
     rows: RowIds,
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions = NO_CLAIM,
+    along?: AlongWrite,
   ): Promise<Written> {
     // A plan that settles in this write and is left with nothing to run ends in it, in the same rows; and when
     // that plan is a child, its parent node's step is decided now and written with it.
@@ -84,8 +102,13 @@ export class StepWriter {
     const ended: PlannedStep[] = [...given, ...(parent.steps.length > 0 ? [] : settling), ...parent.steps];
     const moved = new Set<string>();
     if (q.dialect === 'postgres') {
-      persisted = await persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
+      const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
+      const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
+      const alongside = handing ? along(handing) : undefined;
+      alongside?.catch(() => undefined); // awaited below, after the write's own answer
+      persisted = await persisting;
       if (!persisted) throw new StaleStepError();
+      await alongside;
       await askLlm(q, steps); // reflection and child plans never take the one-statement path (work-queue.ts): q is a transaction here
     } else {
       persisted = await persistSqlite(q, writes, claim);
@@ -129,7 +152,7 @@ export class StepWriter {
     rows: RowIds,
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions,
-  ): Promise<{ steps: PlannedStep[]; rows: RowIds }> {
+  ): Promise<{ steps: PlannedStep[]; rows: RowIds; loaded?: LoadedPlan }> {
     const none = { steps: [], rows: () => undefined };
     const ended = endedChildren(settling, new Set(settling.map((s) => s.step.planId)));
     if (ended.length !== 1) return none;
@@ -147,7 +170,7 @@ export class StepWriter {
     const [found] = await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots: Math.max(0, claim.limit - used) }, ending, ahead);
     if (!found) return none;
     const { step, loaded } = found;
-    return { steps: [{ step, plan: loaded.plan }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined) };
+    return { steps: [{ step, plan: loaded.plan }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined), loaded };
   }
 
   /**
@@ -252,6 +275,29 @@ export class StepWriter {
         : await persistSqlite(q, writes, NO_CLAIM);
     return done?.planMoves.has(step.planId) === true ? settled : undefined;
   }
+}
+
+/**
+ * The one node the write hands over when it is an agent node of the parent step folded into the write
+ * (a child's end handing over the next agent node), and the write sends nothing after its statement:
+ * no LLM asked, no plan whose settling would be read, no child ended but the one folded in.
+ */
+function handingAgent(
+  q: Queryable,
+  steps: readonly PlannedStep[],
+  nodes: ReadonlyArray<{ id: number; claim: boolean }>,
+  parent: { steps: PlannedStep[]; loaded?: LoadedPlan },
+  checked: ReadonlySet<string>,
+  ended: readonly PlannedStep[],
+): HandingAgent | undefined {
+  const claims = nodes.filter((n) => n.claim);
+  const change = parent.steps.length === 1 ? parent.steps[0]!.step.changes.find((c) => c.claim) : undefined;
+  const node = change && parent.loaded?.nodes.get(change.node);
+  const rowId = change && parent.loaded?.rows.get(change.node);
+  if (!parent.loaded || !change || node?.type !== 'agent' || claims.length !== 1 || claims[0]!.id !== rowId) return undefined;
+  if (steps.some((s) => s.step.askLlm || (s.step.settle && settlesInWrite(q, s) && !checked.has(s.step.planId)))) return undefined;
+  if (endedChildren(ended, new Set(steps.flatMap((s) => (s.step.planChange ? [s.step.planId] : [])))).length > 0) return undefined;
+  return { loaded: parent.loaded, node, attempts: change.set.attempts ?? node.attempts, rowId };
 }
 
 /** Whether the step's plan settles inside its write: every plan on SQLite (writers take turns), a child plan under its tree's lock on PostgreSQL. */

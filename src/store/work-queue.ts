@@ -15,6 +15,7 @@ import { decideWithMore, snapshotOf } from './decide.js';
 import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
 import type { TreeStore } from './tree/tree-store.js';
 import { readAhead } from './tree/read-ahead.js';
+import { ChildAlong, type ChildrenStarted } from './tree/child-along.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
@@ -27,12 +28,6 @@ export function leaseLost(): ConflictError {
 }
 
 /** Agent nodes a write handed over whose children it started (their tokens), the children's first nodes handed over instead, and those writes. */
-interface ChildrenStarted {
-  delegated: Set<string>;
-  claimed: ClaimedNode[];
-  written: Written[];
-}
-
 /**
  * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
  * engine's rule on a snapshot and persists the step with the work it hands to the same worker:
@@ -170,8 +165,10 @@ export class SqlWorkQueue implements WorkQueue {
         const ahead = aheadOf.get(s.step.planId);
         return ahead ? { ...s, ahead } : s;
       });
-      const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
-      return { written, started: await this.#startChildren(q, written, options, roots) };
+      // The child of an agent node this write hands over goes behind it where it can (tree/child-along.ts), else after it.
+      const along = new ChildAlong(this.tree, q, options, roots, steps);
+      const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options, along.write);
+      return { written, started: along.startedBy(written) ?? (await this.#startChildren(q, written, options, roots)) };
     });
     const outcome = await this.#outcome(reports, done.written, options, done.started);
     for (const [index, error] of refused) outcome.results[index] = error;

@@ -14,6 +14,8 @@ import { chunk, forUpdate, marks, type Queryable, type Statement } from './execu
 export interface LoadedPlan {
   plan: PlanState;
   params: Record<string, string>;
+  /** A child plan's agent (whose `agents` say which agents its agent nodes may call). */
+  agent?: string;
   nodes: Map<string, NodeState>;
   edges: Map<string, OutEdge[]>;
   /** Node id → row id, for the write. */
@@ -31,8 +33,9 @@ interface PlanRow {
   parentPlanId: string | null;
   parentNodeId: string | null;
   root: string | null;
+  agent: string | null;
 }
-const PLAN_FIELDS = `status, mode, attributes, params, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", root_plan_id AS "root"`;
+const PLAN_FIELDS = `status, mode, attributes, params, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", root_plan_id AS "root", agent_code AS "agent"`;
 
 export async function loadPlan(q: Queryable, planId: string, lock: boolean): Promise<LoadedPlan | undefined> {
   const [row] = await q.all<PlanRow>(`SELECT ${PLAN_FIELDS} FROM plans WHERE id = ?${lock ? forUpdate(q) : ''}`, [planId]);
@@ -41,7 +44,7 @@ export async function loadPlan(q: Queryable, planId: string, lock: boolean): Pro
 
 /** What loadPlan and loadNodes read, as columns of a plans row `p` and a nodes row `n`, for a read that joins them to others. */
 export const LOADED_COLUMNS = {
-  plan: `p.status AS "planStatus", p.mode AS "planMode", p.attributes AS "planAttributes", p.params AS "planParams", p.parent_plan_id AS "planParentPlanId", p.parent_node_id AS "planParentNodeId", p.root_plan_id AS "planRoot"`,
+  plan: `p.status AS "planStatus", p.mode AS "planMode", p.attributes AS "planAttributes", p.params AS "planParams", p.parent_plan_id AS "planParentPlanId", p.parent_node_id AS "planParentNodeId", p.root_plan_id AS "planRoot", p.agent_code AS "planAgent"`,
   node: `${nodeColumns('n.')}, n.id AS "rowId"`,
 };
 
@@ -55,6 +58,7 @@ export function loadedFromColumns(planId: string, row: Row & LoadedPlanColumns):
     parentPlanId: row.planParentPlanId,
     parentNodeId: row.planParentNodeId,
     root: row.planRoot,
+    agent: row.planAgent,
   });
   addRows(loaded, [row]);
   return loaded;
@@ -68,13 +72,21 @@ export interface LoadedPlanColumns {
   planParentPlanId: string | null;
   planParentNodeId: string | null;
   planRoot: string | null;
+  planAgent: string | null;
 }
 
 function loadedOf(planId: string, row: PlanRow): LoadedPlan {
   const plan: PlanState = { id: planId, status: row.status as PlanStatus, mode: row.mode, attributes: parseJsonObject(row.attributes) };
   if (row.parentPlanId !== null && row.parentNodeId !== null) plan.parent = { planId: row.parentPlanId, nodeId: row.parentNodeId };
   if (row.root !== null) plan.root = row.root;
-  return { plan, params: parseJsonObject(row.params), nodes: new Map(), edges: new Map(), rows: new Map() };
+  return {
+    plan,
+    params: parseJsonObject(row.params),
+    ...(row.agent !== null ? { agent: row.agent } : {}),
+    nodes: new Map(),
+    edges: new Map(),
+    rows: new Map(),
+  };
 }
 
 /** Adds these nodes (locked) to the loaded plan; returns the ids that exist. */

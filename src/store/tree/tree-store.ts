@@ -15,6 +15,7 @@ import { chainOf, childSlot, descendants, lockRoot, placeOf, slotOf, type SlotRe
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
+import { DotplanError } from '../../errors/errors.js';
 
 /** The plan stack's limits (`limits.maxPlanDepth`, `limits.maxChildPlans`). */
 export type { TreePlace } from '../sql/tree.js';
@@ -75,20 +76,24 @@ export class TreeStore {
    * (work-queue.ts), which holds the tree's lock already when `treeLocked` — with the writes made, for
    * the caller to pass to StepWriter.after once it commits. `last`: the caller sends nothing after
    * this, so the child's write may carry the transaction's COMMIT (Queryable.commitWithNext).
+   * `handed`: the node is being handed over by a write not answered yet (StepWriter's HandingAgent):
+   * `claim` has no token, nothing is read (the slot read ahead must fit the child), and the child's
+   * write fails the transaction unless the node was handed to `owner` for that attempt.
    */
   async startChildIn(
     q: Queryable,
     claim: ClaimedNode,
     child: NewChild,
     limits: TreeLimits,
-    options: { handOff?: ChildHandOff; treeLocked?: boolean; ahead?: SlotRead; last?: boolean } = {},
+    options: { handOff?: ChildHandOff; treeLocked?: boolean; ahead?: SlotRead; last?: boolean; handed?: HandedTo } = {},
   ): Promise<{ result: StartedChild; written: Written[] }> {
-    const { handOff, treeLocked = false, ahead } = options;
+    const { handOff, treeLocked = false, ahead, handed } = options;
     const root = claim.rootPlanId ?? claim.planId;
     if (!treeLocked) await lockRoot(q, root);
-    const rowId = tokenRowId(claim.token);
+    const rowId = handed?.rowId ?? tokenRowId(claim.token);
     const nodes = child.graph.nodes.length;
     const pre = ahead && slotOf(ahead, claim.token, root, child.agentCode, nodes);
+    if (handed && pre?.ids.length !== nodes) throw new DotplanError('INTERNAL', `the child of ${claim.nodeId} does not fit the slot read ahead`);
     const slot = pre?.ids.length === nodes ? pre : rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, nodes);
     if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
     const depth = slot.depth + 1;
@@ -116,8 +121,8 @@ export class TreeStore {
     // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
     // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
     const wait = {
-      sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?`,
-      params: [id, rowId],
+      sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?${handed ? HANDED_OR_FAIL : ''}`,
+      params: [id, rowId, ...(handed ? [handed.owner, handed.attempts] : [])],
     };
     // The rows' write is the last statement when nothing is written after it (a detached node's end, a start step written apart).
     if (options.last && started && !detach) q.commitWithNext?.();
@@ -263,6 +268,22 @@ export class TreeStore {
     return outcome.first;
   }
 }
+
+/** Who a node being handed over goes to, for which attempt, and its row (TreeStore.startChildIn's `handed`). */
+export interface HandedTo {
+  rowId: number;
+  owner: string;
+  attempts: number;
+}
+
+/**
+ * The condition of a handed node's move to wait on its child: the node is running for the owner's
+ * attempt (two parameters), as the write sent before it leaves it; otherwise the statement fails —
+ * an integer cast of a message — and with it the transaction, whose COMMIT becomes a rollback.
+ */
+const HANDED_OR_FAIL =
+  ` AND CAST(CASE WHEN status = 'running' AND lease_owner = ? AND attempts = ? THEN '1' ` +
+  `ELSE 'agent node ' || node_id || ' was not handed over by the write before its child' END AS int) = 1`;
 
 /** The child's rows as its start leaves them (insertPlan's StartedRows), when the start only makes nodes ready and hands some to the worker. */
 function bornStarted(snapshot: Snapshot, step: Step, ids: readonly number[], handOff: { owner: string; leaseMs: number } | undefined): StartedRows | undefined {
