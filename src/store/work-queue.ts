@@ -27,7 +27,6 @@ export function leaseLost(): ConflictError {
   );
 }
 
-/** Agent nodes a write handed over whose children it started (their tokens), the children's first nodes handed over instead, and those writes. */
 /**
  * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
  * engine's rule on a snapshot and persists the step with the work it hands to the same worker:

@@ -68,6 +68,22 @@ describe('agent nodes run child plans', () => {
     expect((await h.store.plans.node(child.id, 'draft')).attempts).toBe(1);
   });
 
+  it('a child too large for one statement (320 nodes) is written in several, the last with the commit, and runs to the end', async () => {
+    const steps = Array.from({ length: 320 }, (_, i) => `s${i} [type=function toolCode=template toolInput="{{params.topic}} ${i}"]`).join('\n');
+    h = await openTreeHarness({
+      agents: [{ code: 'wide', kind: 'workflow', template: 'wide' }],
+      templates: { wide: `digraph wide { params="topic" ${steps} }` },
+    });
+    const root = await h.create(`digraph root { big [type=agent agentCode=wide agentParams="{\\"topic\\": \\"t\\"}"] }`);
+    await h.runUntilIdle();
+    const big = await h.store.plans.node(root, 'big');
+    expect(big.status).toBe('done');
+    const outputs = JSON.parse(big.output!) as Record<string, string>;
+    expect(Object.keys(outputs)).toHaveLength(320);
+    expect(outputs.s319).toBe('t 319');
+    expect((await h.store.plans.nodes(big.childPlanId!)).filter((n) => n.status === 'done')).toHaveLength(320);
+  });
+
   it('without output=, the child result is its sink nodes outputs as JSON; a failed child fails the node naming the child', async () => {
     const noOutput = SUMMARY.replace('output="{{nodes.write.output}}"', '');
     const failing = `digraph f { boom [type=function toolCode=fail toolInput="broken on purpose"] }`;

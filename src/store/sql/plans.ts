@@ -94,11 +94,16 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
   // One statement only where the order of its parts does not matter (event ids follow one INSERT's rows).
   if (q.dialect === 'postgres' && nodes.length === 1 && events.length <= 1) {
     const ctes = writes.map((w, i) => `w${i} AS (${w.sql})`).join(', ');
+    if (extra.last) q.commitWithNext?.();
     addNodeRows(out, await q.all(`WITH ${ctes} ${nodes[0]!.sql}`, [...writes.flatMap((w) => w.params), ...nodes[0]!.params]));
     return out;
   }
-  for (const write of writes) await q.run(write.sql, write.params);
-  for (const part of nodes) addNodeRows(out, await q.all(part.sql, part.params));
+  const parts = [...writes.map((w) => ({ ...w, nodes: false })), ...nodes.map((n) => ({ ...n, nodes: true }))];
+  for (const [i, part] of parts.entries()) {
+    if (extra.last && i === parts.length - 1) q.commitWithNext?.();
+    if (part.nodes) addNodeRows(out, await q.all(part.sql, part.params));
+    else await q.run(part.sql, part.params);
+  }
   return out;
 }
 
@@ -110,6 +115,8 @@ export interface InsertExtras {
   alongside?: readonly Statement[];
   /** The plan's rows as its start leaves them, instead of the start written after them. */
   started?: StartedRows;
+  /** The caller sends nothing after the insert: its last statement carries the COMMIT (Queryable.commitWithNext). */
+  last?: boolean;
 }
 
 /**

@@ -124,8 +124,6 @@ export class TreeStore {
       sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?${handed ? HANDED_OR_FAIL : ''}`,
       params: [id, rowId, ...(handed ? [handed.owner, handed.attempts] : [])],
     };
-    // The rows' write is the last statement when nothing is written after it (a detached node's end, a start step written apart).
-    if (options.last && started && !detach) q.commitWithNext?.();
     const inserted = await insertPlan(
       q,
       { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
@@ -144,6 +142,8 @@ export class TreeStore {
         ],
         alongside: [wait, slot.counted],
         ...(started ? { started } : {}),
+        // The insert is the last write unless a detached node's end or a start step written apart follows it.
+        last: options.last === true && started !== undefined && !detach,
       },
     );
     const written: Written[] = [];
