@@ -14,7 +14,7 @@ import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './decide.js';
 import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
 import type { TreeStore } from './tree/tree-store.js';
-import { readAhead } from './tree/read-ahead.js';
+import { readAhead, slotAhead } from './tree/read-ahead.js';
 import { ChildAlong, type ChildrenStarted } from './tree/child-along.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
@@ -244,14 +244,14 @@ export class SqlWorkQueue implements WorkQueue {
     const started: ChildrenStarted = { delegated: new Set(), claimed: [], written: [] };
     if (!options.children) return started;
     // What the finish read ahead for a child started in its parent's plan: for the first child started there (later ones read the counts it wrote).
-    let slot = written.steps.find((s) => s.ahead?.end)?.ahead?.end?.slot;
+    let slotUsed = false;
     const agents = claimsOf(written).filter((c) => c.type === 'agent' && (q.dialect !== 'postgres' || lockedRoots.includes(c.rootPlanId ?? c.planId)));
     for (const [i, claim] of agents.entries()) {
       const prepared = await options.children.prepare(claim).catch(() => undefined);
       if (!prepared) continue;
       const handOff = { owner: options.owner, leaseMs: options.leaseMs, limit: 1 };
-      const ahead = slot && slot.planId === claim.planId && slot.root === (claim.rootPlanId ?? claim.planId) ? slot.read : undefined;
-      if (ahead) slot = undefined;
+      const ahead = slotUsed ? undefined : slotAhead(written.steps, claim.planId, claim.rootPlanId ?? claim.planId);
+      if (ahead) slotUsed = true;
       // The last child's write carries the COMMIT: nothing is sent after it (finishLocked returns).
       const child = await this.tree.startChildIn(q, claim, prepared.child, prepared.limits, {
         handOff,

@@ -39,6 +39,9 @@ export interface Statement {
   params: unknown[];
 }
 
+/** No SQL: a condition or a part left out (`Statement` defaults). */
+export const NO_SQL: Readonly<Statement> = Object.freeze({ sql: '', params: [] });
+
 /** `NOW` (epoch ms, database clock) spelled for each dialect. */
 export const NOW_SQL: Readonly<Record<Dialect, string>> = {
   sqlite: `CAST(unixepoch('subsec') * 1000 AS INTEGER)`,

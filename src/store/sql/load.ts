@@ -3,7 +3,7 @@ import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
 import type { PlanStatus } from '../../model/types.js';
 import { nodeColumns, parseJsonObject, toNodeState, type NodeRow } from '../rows.js';
-import { chunk, forUpdate, marks, type Queryable, type Statement } from './executor.js';
+import { chunk, forUpdate, marks, NO_SQL, type Queryable, type Statement } from './executor.js';
 
 /**
  * Loading what a step reads, inside the transaction that will write it: on PostgreSQL the node rows
@@ -108,8 +108,6 @@ export async function loadDependents(q: Queryable, loaded: LoadedPlan, sources: 
   if (wanted.length > 0) addDependents(loaded, wanted, await readDependents(q, loaded.plan.id, wanted));
 }
 
-const NO_CONDITION: Statement = { sql: '', params: [] };
-
 /** An outgoing edge (its id: the order of a node's edges) with the node it leads to. */
 export type DependentRow = Row & { edgeId: number; from: string; when: string | null };
 
@@ -126,7 +124,7 @@ export async function readDependents(q: Queryable, planId: string, sources: read
 }
 
 /** readDependents with the plan and the sources as SQL (`nodes`: a list for IN), and a further condition. */
-export function readDependentsOf(q: Queryable, of: { plan: Statement; nodes: Statement }, gate: Statement = NO_CONDITION): Promise<DependentRow[]> {
+export function readDependentsOf(q: Queryable, of: { plan: Statement; nodes: Statement }, gate: Statement = NO_SQL): Promise<DependentRow[]> {
   return q.all<DependentRow>(
     `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
       `JOIN nodes n ON n.plan_id = e.plan_id AND n.node_id = e.to_node WHERE e.plan_id = ${of.plan.sql} AND e.from_node IN (${of.nodes.sql})${gate.sql} ORDER BY n.id${forUpdate(q, 'OF n')}`,
@@ -209,10 +207,10 @@ export interface LeasedRow extends Row {
 }
 
 /** The running rows of these ids, locked in id order; `first`: a condition the first read takes first (the tree lock, withTreeLock). */
-export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_CONDITION): Promise<LeasedRow[]> {
+export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_SQL): Promise<LeasedRow[]> {
   const out: LeasedRow[] = [];
   for (const [i, part] of chunk(rowIds).entries()) {
-    const before = i === 0 ? first : NO_CONDITION;
+    const before = i === 0 ? first : NO_SQL;
     out.push(
       ...(await q.all<LeasedRow>(
         `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running'${before.sql} ORDER BY id${forUpdate(q)}`,

@@ -1,5 +1,5 @@
 import type { PlanStatus } from '../../model/types.js';
-import { marks, type Queryable, type Statement } from './executor.js';
+import { marks, NO_SQL, type Queryable, type Statement } from './executor.js';
 import { reservedNodeIds } from './plans.js';
 
 /**
@@ -39,7 +39,7 @@ export async function lockRoot(q: Queryable, root: string): Promise<void> {
  * only (FOR UPDATE sees their newest version): the statement's snapshot predates the lock.
  */
 export function withTreeLock(q: Queryable, root: string): Statement {
-  return q.dialect === 'postgres' ? { sql: ` AND ${TREE_LOCK} IS NOT NULL`, params: [treeKey(root)] } : { sql: '', params: [] };
+  return q.dialect === 'postgres' ? { sql: ` AND ${TREE_LOCK} IS NOT NULL`, params: [treeKey(root)] } : NO_SQL;
 }
 
 const TREE_LOCK = `(SELECT pg_advisory_xact_lock(hashtextextended(?, 7)))`;

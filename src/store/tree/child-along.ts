@@ -3,7 +3,7 @@ import type { FinishOptions } from '../queue-types.js';
 import type { Queryable } from '../sql/executor.js';
 import { claimsOf, type AlongWrite, type HandingAgent, type PlannedStep, type Written } from '../step-writer.js';
 import type { ClaimedNode } from '../types.js';
-import { IDS_AHEAD } from './read-ahead.js';
+import { IDS_AHEAD, slotAhead } from './read-ahead.js';
 import type { TreeStore } from './tree-store.js';
 
 /** Children a finish started in its transaction: the agent nodes' claims they replace (by token), their first nodes, their writes. */
@@ -50,8 +50,8 @@ export class ChildAlong {
   async #start(handing: HandingAgent): Promise<void> {
     const { loaded, rowId, attempts } = handing;
     const root = loaded.plan.root ?? loaded.plan.id;
-    const slot = this.steps.find((s) => s.ahead?.end)?.ahead?.end?.slot;
-    if (!slot || slot.planId !== loaded.plan.id || slot.root !== root || !this.lockedRoots.includes(root)) return;
+    const slot = slotAhead(this.steps, loaded.plan.id, root);
+    if (!slot || !this.lockedRoots.includes(root)) return;
     const claim = handedClaim(handing);
     const prepared = await this.options.children!.prepare(claim).catch(() => undefined);
     if (!prepared || prepared.child.graph.nodes.length > IDS_AHEAD) return;
@@ -59,7 +59,7 @@ export class ChildAlong {
     const child = await this.tree.startChildIn(this.q, claim, prepared.child, prepared.limits, {
       handOff,
       treeLocked: true,
-      ahead: slot.read,
+      ahead: slot,
       last: true,
       handed: { rowId, owner: this.options.owner, attempts },
     });

@@ -2,7 +2,7 @@ import { REPLAN_REQUESTED } from '../../model/replan.js';
 import { resolveReferences } from '../../execute/resolve-input.js';
 import type { PlanStatus } from '../../model/types.js';
 import type { AttemptResult } from '../../engine/attempts.js';
-import { chunk, forUpdate, marks, type Queryable, type Statement } from '../sql/executor.js';
+import { chunk, forUpdate, marks, NO_SQL, type Queryable, type Statement } from '../sql/executor.js';
 import { LOADED_COLUMNS, loadedFromColumns, type LoadedPlan, type LoadedPlanColumns, type Row } from '../sql/load.js';
 import { parseJsonObject } from '../rows.js';
 import { decodeText } from '../text.js';
@@ -94,10 +94,10 @@ export async function readChildLink<Columns extends object = object>(
   childId: string,
   parent: { plan: Statement; node: Statement },
   nodes: 'if completed' | 'ending' | 'apart',
-  gate: Statement = { sql: '', params: [] },
+  gate: Statement = NO_SQL,
   columns?: Statement,
 ): Promise<(ChildLinkRow & Columns) | undefined> {
-  const more = columns ? { sql: `, ${columns.sql}`, params: columns.params } : { sql: '', params: [] };
+  const more = columns ? { sql: `, ${columns.sql}`, params: columns.params } : NO_SQL;
   const read: Statement = nodes === 'apart' ? { sql: 'NULL', params: [] } : { sql: childNodes(q), params: [nodes === 'ending' ? 1 : 0, childId] };
   const [row] = await q.all<ChildLinkRow & Columns>(
     `SELECT ${LINK_COLUMNS}, ${read.sql} AS "nodes"${more.sql}, ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +

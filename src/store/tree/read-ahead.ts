@@ -28,6 +28,15 @@ export interface ChildAhead {
   end?: { failed: boolean; link: ChildLinkRow; dependents: DependentRow[]; slot: { planId: string; root: string; read: SlotRead } };
 }
 
+/**
+ * The slot a finish read ahead with its ending child (`end.slot`), for a child started in plan
+ * `planId` of tree `root` — the ending child's parent plan; undefined for a child anywhere else.
+ */
+export function slotAhead(steps: ReadonlyArray<{ ahead?: ChildAhead }>, planId: string, root: string): SlotRead | undefined {
+  const slot = steps.find((s) => s.ahead?.end)?.ahead?.end?.slot;
+  return slot && slot.planId === planId && slot.root === root ? slot.read : undefined;
+}
+
 /** What the link read adds for the read-ahead: whether another node of the child failed, and the slot's counts and ids. */
 interface AheadColumns {
   failedBesides: boolean | number;
