@@ -24,9 +24,36 @@ const TABLES = ['plans', 'nodes', 'edges', 'events', 'revisions'];
 /** Our own measuring queries, left out of the counts. */
 const MEASURING = /pg_stat|pgstattuple|pg_current_wal|pg_relation|pg_index/;
 
-async function snapshot(client: pg.Client) {
+/**
+ * The measuring connection. Each of its statements is a transaction of its own, counted in the database's
+ * commits like the worker's: it counts them, so that they are taken out (how many it runs depends on how long
+ * the statistics take to settle, so on the machine's load).
+ */
+class Probe {
+  issued = 0;
+  constructor(private readonly client: pg.Client) {}
+
+  query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    this.issued++;
+    return this.client.query<R>(sql, params);
+  }
+
+  /**
+   * The database's committed transactions, this connection's own included up to now: a backend reports its
+   * counters when idle at most once a second unless told to (pg_stat_force_next_flush, PostgreSQL 15), and it
+   * does so before it answers, so the next statement reads them. `issued` is how many of its own are in.
+   */
+  async commits(): Promise<{ commits: number; issued: number }> {
+    await this.query('SELECT pg_stat_force_next_flush()');
+    const issued = this.issued;
+    const n = (await this.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n;
+    return { commits: Number(n), issued };
+  }
+}
+
+async function snapshot(client: Probe) {
   const wal = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
-  const commits = Number((await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
+  const commits = await client.commits();
   const tables = (
     await client.query<{ relname: string; ins: string; upd: string; hot: string }>(
       `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = ANY($1)`,
@@ -59,7 +86,7 @@ async function snapshot(client: pg.Client) {
  * Waits until the statistics views stop changing: a backend reports its table counters when it ends
  * (or, idle, up to seconds later), so the stores are closed before the counters are read.
  */
-async function settled(client: pg.Client): Promise<void> {
+async function settled(client: Probe): Promise<void> {
   let last = '';
   for (let i = 0; i < 30; i++) {
     const now = JSON.stringify((await client.query(`SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables ORDER BY relname`)).rows);
@@ -83,7 +110,7 @@ async function created(url: string, input: CreatePlanInput): Promise<string> {
  * Runs the plan to its end with a real worker (concurrency 10) on a store of its own, and counts what
  * that cost the server; the store is closed before the counters are read (so that they are all in).
  */
-async function measure(client: pg.Client, url: string, tools: ToolCatalogue, planId: string, agents?: number): Promise<Costs> {
+async function measure(client: Probe, url: string, tools: ToolCatalogue, planId: string, agents?: number): Promise<Costs> {
   await settled(client);
   await client.query('SELECT pg_stat_statements_reset()');
   const before = await snapshot(client);
@@ -91,7 +118,8 @@ async function measure(client: pg.Client, url: string, tools: ToolCatalogue, pla
   // Agent nodes need the starter of their children (the bench's one-node workflow agent).
   const world = agents !== undefined ? await agentWorld(store, tools, agents + 10) : undefined;
   try {
-    await runPlan(store, tools, planId, 10, 600_000, world?.children);
+    // The product's default poll (every 30 s): what is counted is per step, not per second of a slow machine.
+    await runPlan(store, tools, planId, 10, 600_000, { pollSeconds: 30, ...(world ? { children: world.children } : {}) });
   } finally {
     await world?.dispose();
     await store.close();
@@ -117,7 +145,8 @@ async function measure(client: pg.Client, url: string, tools: ToolCatalogue, pla
   const walDiff = (await client.query<{ d: string }>('SELECT pg_wal_lsn_diff($1, $2) AS d', [after.wal, before.wal])).rows[0]!.d;
   return {
     roundTrips: statements.reduce((n, s) => n + Number(s.calls), 0),
-    commits: after.commits - before.commits,
+    // The measuring connection's own statements between the two readings are not the run's.
+    commits: after.commits.commits - before.commits.commits - (after.commits.issued - before.commits.issued),
     rows: statements.reduce((n, s) => n + Number(s.rows), 0),
     buffers: statements.reduce((n, s) => n + Number(s.blocks), 0),
     walBytes: Number(walDiff),
@@ -184,8 +213,9 @@ export async function measureStepCosts(
     jit: 'off',
   });
   try {
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
+    const connection = new pg.Client({ connectionString: server.url });
+    await connection.connect();
+    const client = new Probe(connection);
     try {
       await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
       await client.query('CREATE EXTENSION IF NOT EXISTS pgstattuple');
@@ -203,7 +233,7 @@ export async function measureStepCosts(
         ...(agents ? { agents } : {}),
       };
     } finally {
-      await client.end();
+      await connection.end();
     }
   } finally {
     await server.destroy();

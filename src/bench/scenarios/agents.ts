@@ -55,7 +55,7 @@ export async function measureAgentChain(
   const world = await agentWorld(store, tools, steps + 10);
   try {
     const plan = await store.plans.create(agentChainPlan(steps));
-    await runPlan(store, tools, plan.id, concurrency, 60_000 + steps * 200, world.children);
+    await runPlan(store, tools, plan.id, concurrency, 60_000 + steps * 200, { children: world.children });
     const childIds = (await store.plans.nodes(plan.id)).map((n) => n.childPlanId).filter((id): id is string => id !== undefined);
     if (childIds.length !== steps) throw new Error(`agent chain: ${childIds.length} children for ${steps} agent nodes`);
     const p50 = percentile(gaps(log.startsOf(childIds)), 50);

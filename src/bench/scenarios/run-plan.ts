@@ -29,6 +29,18 @@ export interface RunCheck {
   planStatus: PlanStatus;
 }
 
+/** How a run's worker is set up beyond its concurrency. */
+export interface RunOptions {
+  /** The agent nodes' child starter. */
+  children?: ChildStarter;
+  /**
+   * Seconds between the safety-net polls (the worker's, and this run's own check that the plan ended).
+   * Default 1. A poll's statements are per second, not per step: a count of what a step costs polls as
+   * seldom as the product does by default (30), so that a slow machine does not count more per step.
+   */
+  pollSeconds?: number;
+}
+
 /**
  * Runs a started plan to its end with a real Worker (the given concurrency, a one-second poll as
  * the safety net) and times it: from just before `worker.start()` until the store announces the
@@ -41,7 +53,7 @@ export async function runPlan(
   planId: string,
   concurrency: number,
   timeoutMs: number,
-  children?: ChildStarter,
+  { children, pollSeconds = 1 }: RunOptions = {},
 ): Promise<PlanRun> {
   const errors: unknown[] = [];
   let settle!: (result: { at: number; status: PlanStatus } | Error) => void;
@@ -57,12 +69,12 @@ export async function runPlan(
   const unsubscribe = store.events.onWake((event) => {
     if (event.reason === 'plan' && event.planId === planId) void check(performance.now());
   });
-  const safety = setInterval(() => void check(performance.now()), 1000);
+  const safety = setInterval(() => void check(performance.now()), pollSeconds * 1000);
   const timer = setTimeout(() => settle(new Error(`plan ${planId} did not finish within ${timeoutMs} ms`)), timeoutMs);
   const worker = new Worker({
     store,
     tools,
-    poll: BENCH_POLL,
+    poll: pollSeconds === 1 ? BENCH_POLL : `*/${pollSeconds} * * * * *`,
     concurrency,
     leaseMs: 30_000,
     retryDefaults: defaultConfig().retry,
