@@ -135,6 +135,39 @@ function migrationSuite(backend: TestBackend) {
       });
     });
 
+    it('upgrades stored revisions through 0013: every revision kept, still deleted with its plan, and the LLM queue index holds only plans with requests due', async () => {
+      await migratedBefore('0013', async (db) => {
+        const plan = `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at, llm_due) VALUES (?, ?, 'running', ?, '{}', '{}', 2, 1, 1, ?)`;
+        await db.run(plan, ['p_one', 'one', 'workflow', 0]);
+        await db.run(plan, ['p_two', 'two', 'reflection', 2]);
+        const revision = `INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+        await db.run(revision, ['p_one', 1, 'digraph one { a }', 'template', null, null, 10]);
+        await db.run(revision, ['p_one', 2, 'digraph one { a -> b }', 'person', 'added b', 1, 20]);
+        await db.run(revision, ['p_two', 1, 'digraph two { }', 'llm', 'first draft', null, 30]);
+        const read = () =>
+          db.all<{ plan: string; number: number; dot: string; author: string; log: string | null; parent: number | null; at: number }>(
+            `SELECT plan_id AS "plan", number, dot, author, update_log AS "log", parent, created_at AS "at" FROM revisions ORDER BY plan_id, number`,
+          );
+        const before = (await read()).map((r) => ({ ...r, number: Number(r.number), parent: r.parent === null ? null : Number(r.parent), at: Number(r.at) }));
+        expect(await migrate(db)).toEqual(shipped.filter((n) => n >= '0013'));
+        const after = (await read()).map((r) => ({ ...r, number: Number(r.number), parent: r.parent === null ? null : Number(r.parent), at: Number(r.at) }));
+        expect(after).toEqual(before);
+        expect(after).toHaveLength(3);
+        // Still one revision per number, and deleted with its plan.
+        await expect(db.run(revision, ['p_one', 2, 'digraph one { }', 'person', null, 1, 40])).rejects.toThrow();
+        await db.run(`DELETE FROM plans WHERE id = 'p_one'`);
+        expect((await read()).map((r) => [r.plan, Number(r.number)])).toEqual([['p_two', 1]]);
+        // The queue's index is partial: a plan without requests due has no entry.
+        const [index] =
+          backend === 'sqlite'
+            ? await db.all<{ partial: unknown }>(`SELECT partial FROM pragma_index_list('plans') WHERE name = 'plans_mode_status_llm_due_idx'`)
+            : await db.all<{ partial: unknown }>(
+                `SELECT pg_get_expr(indpred, indrelid) AS "partial" FROM pg_index WHERE indexrelid = 'plans_mode_status_llm_due_idx'::regclass`,
+              );
+        expect(String(index!.partial)).toBe(backend === 'sqlite' ? '1' : '(llm_due > 0)');
+      });
+    });
+
     it('applies a new migration folder once, in its own recorded step', async () => {
       const migrations = join(dir, 'migrations');
       await (await openStore({ url, migrationsDir: migrations })).close();
