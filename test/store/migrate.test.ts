@@ -135,7 +135,7 @@ function migrationSuite(backend: TestBackend) {
       });
     });
 
-    it('upgrades stored revisions through 0013: every revision kept, still deleted with its plan, and the LLM queue index holds only plans with requests due', async () => {
+    it('upgrades stored revisions through 0013: every revision kept, still deleted with its plan, and the LLM queue and status indexes hold only the plans they look up', async () => {
       await migratedBefore('0013', async (db) => {
         const plan = `INSERT INTO plans (id, title, status, mode, params, attributes, revision, created_at, updated_at, llm_due) VALUES (?, ?, 'running', ?, '{}', '{}', 2, 1, 1, ?)`;
         await db.run(plan, ['p_one', 'one', 'workflow', 0]);
@@ -157,14 +157,18 @@ function migrationSuite(backend: TestBackend) {
         await expect(db.run(revision, ['p_one', 2, 'digraph one { }', 'person', null, 1, 40])).rejects.toThrow();
         await db.run(`DELETE FROM plans WHERE id = 'p_one'`);
         expect((await read()).map((r) => [r.plan, Number(r.number)])).toEqual([['p_two', 1]]);
-        // The queue's index is partial: a plan without requests due has no entry.
-        const [index] =
-          backend === 'sqlite'
-            ? await db.all<{ partial: unknown }>(`SELECT partial FROM pragma_index_list('plans') WHERE name = 'plans_mode_status_llm_due_idx'`)
-            : await db.all<{ partial: unknown }>(
-                `SELECT pg_get_expr(indpred, indrelid) AS "partial" FROM pg_index WHERE indexrelid = 'plans_mode_status_llm_due_idx'::regclass`,
-              );
-        expect(String(index!.partial)).toBe(backend === 'sqlite' ? '1' : '(llm_due > 0)');
+        // The LLM queue's index and the status index are partial: a plan without requests due, or not waiting for a review, has no entry.
+        const partial = async (name: string) => {
+          const [index] =
+            backend === 'sqlite'
+              ? await db.all<{ partial: unknown }>(`SELECT partial FROM pragma_index_list('plans') WHERE name = ?`, [name])
+              : await db.all<{ partial: unknown }>(`SELECT pg_get_expr(indpred, indrelid) AS "partial" FROM pg_index WHERE indexrelid = CAST(? AS regclass)`, [
+                  name,
+                ]);
+          return String(index!.partial);
+        };
+        expect(await partial('plans_mode_status_llm_due_idx')).toBe(backend === 'sqlite' ? '1' : '(llm_due > 0)');
+        expect(await partial('plans_status_idx')).toBe(backend === 'sqlite' ? '1' : "(status = 'awaiting_review'::text)");
       });
     });
 

@@ -6,6 +6,11 @@
 DROP INDEX "plans_mode_status_llm_due_idx";
 CREATE INDEX "plans_mode_status_llm_due_idx" ON "plans"("mode", "status", "llm_due") WHERE "llm_due" > 0;
 
+-- Plans are looked up by status only while they wait for a review (the inbox, reminders, timeouts; a listing
+-- by status reads the table): a plan that never waits for one (an agent node's child) has no entry.
+DROP INDEX "plans_status_idx";
+CREATE INDEX "plans_status_idx" ON "plans"("status") WHERE "status" = 'awaiting_review';
+
 -- Revisions are read by (plan_id, number) only: kept in that key's order (WITHOUT ROWID), a revision is one
 -- b-tree entry instead of a row and an entry in the primary key's index.
 CREATE TABLE "revisions_new" (
