@@ -3,6 +3,8 @@
  * on the raw driver (better-sqlite3 / pg) under the Prisma client, which keeps the worker's hot path
  * free of per-query ORM overhead. `NOW` in a statement is the database clock in epoch milliseconds.
  */
+import { TextCache } from './text-cache.js';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Queryable {
@@ -71,7 +73,7 @@ export function chunk<T>(items: readonly T[], size = 500): T[][] {
 }
 
 /** Statements with `:name` placeholders as `?` text and the names in order, worked out once per statement. */
-const compiled = new Map<string, { text: string; names: string[] }>();
+const compiled = new TextCache<{ text: string; names: string[] }>(200);
 
 /**
  * A statement written with `:name` placeholders, turned into `?` placeholders and the matching
@@ -80,16 +82,14 @@ const compiled = new Map<string, { text: string; names: string[] }>();
  * ~8% of the SQLite worker's time), and no object of values is built per call.
  */
 export function named(sql: string, value: (name: string) => unknown): { sql: string; params: unknown[] } {
-  let statement = compiled.get(sql);
-  if (!statement) {
+  const statement = compiled.getOrMake(sql, (source) => {
     const names: string[] = [];
-    const text = sql.replace(/(?<!:):([a-z_][a-z0-9_]*)/gi, (_, name: string) => {
+    const text = source.replace(/(?<!:):([a-z_][a-z0-9_]*)/gi, (_, name: string) => {
       names.push(name);
       return '?';
     });
-    statement = { text, names };
-    if (compiled.size < 200) compiled.set(sql, statement);
-  }
+    return { text, names };
+  });
   const params = statement.names.map((name) => {
     const v = value(name);
     if (v === undefined) throw new Error(`no value for :${name}`);

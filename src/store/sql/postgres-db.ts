@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DotplanError } from '../../errors/errors.js';
 import { withNow, type Db, type Queryable } from './executor.js';
 import { withRetry } from './retry.js';
+import { TextCache } from './text-cache.js';
 
 /** int8 (COUNT, BIGINT epoch-ms columns) and numeric as JS numbers: every value we store fits. */
 const types = {
@@ -16,7 +17,7 @@ interface Prepared {
   name: string;
   text: string;
 }
-const prepared = new Map<string, Prepared>();
+const prepared = new TextCache<Prepared>(5000);
 
 /**
  * `?` placeholders → `$1, $2, ...`, `NOW` → the database clock; each distinct statement becomes a
@@ -24,14 +25,11 @@ const prepared = new Map<string, Prepared>();
  * planning of its CTEs on every call.
  */
 function pgStatement(sql: string): Prepared {
-  let statement = prepared.get(sql);
-  if (statement === undefined) {
+  return prepared.getOrMake(sql, (source) => {
     let n = 0;
-    const text = withNow(sql, 'postgres').replace(/\?/g, () => `$${++n}`);
-    statement = { name: `dotplan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
-    if (prepared.size < 5000) prepared.set(sql, statement);
-  }
-  return statement;
+    const text = withNow(source, 'postgres').replace(/\?/g, () => `$${++n}`);
+    return { name: `dotplan_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  });
 }
 
 async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[] = []): Promise<pg.QueryResult & { rows: T[] }> {

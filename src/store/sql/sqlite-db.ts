@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { withNow, type Db, type Queryable } from './executor.js';
 import { withRetry } from './retry.js';
+import { TextCache } from './text-cache.js';
 
 type Database = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;
@@ -21,7 +22,7 @@ const turns = new Map<string, { turn: Promise<unknown> }>();
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   readonly #handle: Database;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements = new TextCache<Statement>(2000);
   readonly #queue: { turn: Promise<unknown> };
   readonly #inner: Queryable;
 
@@ -86,14 +87,11 @@ export class SqliteDb implements Db {
   }
 
   #statement(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      if (this.#statements.size >= 2000) this.#statements.clear();
-      statement = this.#handle.prepare(withNow(sql, 'sqlite'));
+    return this.#statements.getOrMake(sql, (text) => {
+      const statement = this.#handle.prepare(withNow(text, 'sqlite'));
       if (statement.reader) statement.safeIntegers(false);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+      return statement;
+    });
   }
 
   #all<T>(sql: string, params: readonly unknown[] = []): T[] {
