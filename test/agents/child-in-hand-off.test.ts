@@ -62,6 +62,22 @@ describe('an agent node handed over by a write starts its child in that write', 
     expect(b.leaseOwner).toBeUndefined(); // it waits on its child, holding no lease
     expect(afterA.claimed.map((c) => [c.planId, c.nodeId])).toEqual([[b.childPlanId, 'step']]);
     const childB = await h.store.plans.get(b.childPlanId!);
+    // The handed claim says what the stored rows say (it is made from the values written, not read back).
+    const stepRow = await h.store.plans.node(childB.id, 'step');
+    expect(afterA.claimed[0]).toEqual({
+      planId: childB.id,
+      nodeId: 'step',
+      type: 'function',
+      attributes: stepRow.attributes,
+      attempts: stepRow.attempts,
+      token: expect.any(String),
+      leaseExpiresAt: expect.any(Date),
+      params: childB.params,
+      planAttributes: childB.attributes,
+      planAgent: 'one',
+      rootPlanId: root,
+    });
+    expect(stepRow).toMatchObject({ status: 'running', leaseOwner: 'w', attempts: 1 });
     expect(childB).toMatchObject({ status: 'running', parent: { planId: root, nodeId: 'b', attempt: 1 }, instance: 'one_002', params: { what: 'b' } });
     // The audit log: b claimed by the worker, then its child made and its first node claimed by the same worker.
     expect((await h.store.events.list(root)).find((e) => e.nodeId === 'b' && e.to === 'running')?.actor).toBe('w');

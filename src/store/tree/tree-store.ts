@@ -9,8 +9,6 @@ import { appendMessages, listMessages } from '../sql/messages.js';
 import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
 import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
-import { toClaimed } from '../sql/claim.js';
-import { encodeText } from '../text.js';
 import { chainOf, childSlot, descendants, lockRoot, placeOf, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
@@ -300,7 +298,11 @@ function bornStarted(snapshot: Snapshot, step: Step, ids: readonly number[], han
   return { status: state.status, nodes: state.nodes, ids, leases, events: step.events };
 }
 
-/** A node handed to the worker with its new child, as a claim describes it. */
+/**
+ * A node handed to the worker with its new child, as a claim describes it: what toClaimed would read
+ * back from the rows just written, made from the same values (copies: the claim does not share the
+ * snapshot's objects), not serialised to JSON and parsed again.
+ */
 function handedNode(
   snapshot: Snapshot,
   started: StartedRows,
@@ -310,31 +312,22 @@ function handedNode(
   plan: { params: Record<string, string>; agentCode: string },
 ): ClaimedNode {
   const state = started.nodes.get(node)!;
-  const { id, attributes, mode, root } = snapshot.plan;
-  return toClaimed(
-    {
-      rowId: inserted.rows.get(node)!,
-      planId: id,
-      nodeId: node,
-      type: state.type,
-      label: encodeText(state.attributes?.label) ?? null,
-      attributes: JSON.stringify(state.attributes ?? {}),
-      attempts: state.attempts,
-      waiting: state.waiting,
-      taken: state.taken,
-      token,
-      leaseExpiresAt: inserted.leaseExpiresAt.get(node)!,
-    },
-    {
-      params: JSON.stringify(plan.params),
-      planAttributes: JSON.stringify(attributes),
-      planStatus: started.status,
-      planMode: mode,
-      planRevision: 1,
-      planRoot: root ?? null,
-      planAgent: plan.agentCode,
-    },
-  );
+  const { id, attributes, root } = snapshot.plan;
+  const claimed: ClaimedNode = {
+    planId: id,
+    nodeId: node,
+    type: state.type,
+    attributes: { ...state.attributes },
+    attempts: state.attempts,
+    token,
+    leaseExpiresAt: new Date(Number(inserted.leaseExpiresAt.get(node)!)),
+    params: { ...plan.params },
+    planAttributes: { ...attributes },
+    planAgent: plan.agentCode,
+  };
+  if (root) claimed.rootPlanId = root;
+  if (state.attributes?.label !== undefined) claimed.label = state.attributes.label;
+  return claimed;
 }
 
 function failed(error: string): { result: StartedChild; written: Written[] } {
