@@ -6,8 +6,10 @@ import type { ToolCatalogue } from '../../tools/types.js';
 import { Worker } from '../../worker/worker.js';
 import type { RunLog } from './run-log.js';
 
+/** A safety-net poll every `seconds` seconds, as node-cron spells it. */
+const everySeconds = (seconds: number) => `*/${seconds} * * * * *`;
 /** The safety-net poll of the benchmark workers: every second (wake-ups do the real work). */
-export const BENCH_POLL = '* * * * * *';
+export const BENCH_POLL = everySeconds(1);
 const FINISHED: readonly PlanStatus[] = ['completed', 'failed', 'cancelled', 'rejected'];
 
 export interface PlanRun {
@@ -74,7 +76,7 @@ export async function runPlan(
   const worker = new Worker({
     store,
     tools,
-    poll: pollSeconds === 1 ? BENCH_POLL : `*/${pollSeconds} * * * * *`,
+    poll: everySeconds(pollSeconds),
     concurrency,
     leaseMs: 30_000,
     retryDefaults: defaultConfig().retry,

@@ -116,28 +116,48 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
 }
 
 export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
-  const attributes = parseJsonObject(row.attributes);
   const planAttributes = parseJsonObject(plan.planAttributes);
-  const claimed: ClaimedNode = {
+  const claimed = claimOf({
     planId: row.planId,
     nodeId: row.nodeId,
     type: row.type as NodeType,
-    attributes,
+    attributes: parseJsonObject(row.attributes),
     attempts: Number(row.attempts),
     token: row.token,
     leaseExpiresAt: new Date(Number(row.leaseExpiresAt)),
     params: parseJsonObject(plan.params),
     planAttributes,
-  };
-  if (plan.planAgent) claimed.planAgent = plan.planAgent;
-  if (plan.planRoot) claimed.rootPlanId = plan.planRoot;
-  if (row.label !== null) claimed.label = decodeText(row.label);
+    planAgent: plan.planAgent,
+    rootPlanId: plan.planRoot,
+    label: row.label === null ? null : decodeText(row.label),
+  });
   if (row.dependents) {
     const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };
     if (plan.planRoot) planState.root = plan.planRoot;
     claimed.basis = basisOf(row, planState, Number(plan.planRevision), row.dependents);
   }
   return claimed;
+}
+
+/** A claim's values; the optional ones may be missing or null (a column read back). */
+export type ClaimValues = Omit<ClaimedNode, 'label' | 'planAgent' | 'rootPlanId' | 'basis'> & {
+  label?: string | null | undefined;
+  planAgent?: string | null | undefined;
+  rootPlanId?: string | null | undefined;
+};
+
+/**
+ * A claim made of its values, the optional ones set only where there is one: one rule for a claim read
+ * back from its rows (toClaimed) and one made from the values a write has just written (a node handed
+ * over with its new child, an agent node being handed over).
+ */
+export function claimOf(values: ClaimValues): ClaimedNode {
+  const { label, planAgent, rootPlanId, ...claim } = values;
+  const out: ClaimedNode = claim;
+  if (planAgent) out.planAgent = planAgent;
+  if (rootPlanId) out.rootPlanId = rootPlanId;
+  if (label !== undefined && label !== null) out.label = label;
+  return out;
 }
 
 function basisOf(row: ClaimRow, plan: PlanState, revision: number, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {

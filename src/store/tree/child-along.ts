@@ -1,5 +1,6 @@
 import { DotplanError } from '../../errors/errors.js';
 import type { FinishOptions } from '../queue-types.js';
+import { claimOf } from '../sql/claim.js';
 import type { Queryable } from '../sql/executor.js';
 import { claimsOf, type AlongWrite, type HandingAgent, type PlannedStep, type Written } from '../step-writer.js';
 import type { ClaimedNode } from '../types.js';
@@ -69,7 +70,7 @@ export class ChildAlong {
 
 /** The agent node's claim as the write being answered makes it, but for its lease (not known yet, and not needed to start the child). */
 function handedClaim({ loaded, node, attempts }: HandingAgent): ClaimedNode {
-  const claim: ClaimedNode = {
+  return claimOf({
     planId: loaded.plan.id,
     nodeId: node.id,
     type: node.type,
@@ -79,9 +80,8 @@ function handedClaim({ loaded, node, attempts }: HandingAgent): ClaimedNode {
     leaseExpiresAt: new Date(0),
     params: loaded.params,
     planAttributes: loaded.plan.attributes,
-  };
-  if (loaded.agent !== undefined) claim.planAgent = loaded.agent;
-  if (loaded.plan.root !== undefined) claim.rootPlanId = loaded.plan.root;
-  if (node.attributes?.label !== undefined) claim.label = node.attributes.label;
-  return claim;
+    planAgent: loaded.agent,
+    rootPlanId: loaded.plan.root,
+    label: node.attributes?.label,
+  });
 }

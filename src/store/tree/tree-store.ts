@@ -9,6 +9,7 @@ import { appendMessages, listMessages } from '../sql/messages.js';
 import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
 import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
+import { claimOf } from '../sql/claim.js';
 import { chainOf, childSlot, descendants, lockRoot, placeOf, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
@@ -300,8 +301,8 @@ function bornStarted(snapshot: Snapshot, step: Step, ids: readonly number[], han
 
 /**
  * A node handed to the worker with its new child, as a claim describes it: what toClaimed would read
- * back from the rows just written, made from the same values (copies: the claim does not share the
- * snapshot's objects), not serialised to JSON and parsed again.
+ * back from the rows just written, made by the same rule (claimOf) from the same values — copies, so the
+ * claim does not share the snapshot's objects — not serialised to JSON and parsed again.
  */
 function handedNode(
   snapshot: Snapshot,
@@ -313,7 +314,7 @@ function handedNode(
 ): ClaimedNode {
   const state = started.nodes.get(node)!;
   const { id, attributes, root } = snapshot.plan;
-  const claimed: ClaimedNode = {
+  return claimOf({
     planId: id,
     nodeId: node,
     type: state.type,
@@ -324,10 +325,9 @@ function handedNode(
     params: { ...plan.params },
     planAttributes: { ...attributes },
     planAgent: plan.agentCode,
-  };
-  if (root) claimed.rootPlanId = root;
-  if (state.attributes?.label !== undefined) claimed.label = state.attributes.label;
-  return claimed;
+    rootPlanId: root,
+    label: state.attributes?.label,
+  });
 }
 
 function failed(error: string): { result: StartedChild; written: Written[] } {
