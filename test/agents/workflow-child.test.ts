@@ -52,8 +52,8 @@ describe('agent nodes run child plans', () => {
     // its audit log tells the same story as a plan started after its rows — created, started, ready, claimed — then its run.
     const story = (await h.store.events.list(child.id)).map((e) => `${e.nodeId ?? 'plan'} ${e.kind} ${e.from}→${e.to} ${e.driver}`);
     expect(story).toEqual([
-      'plan revision → operator',
-      'plan status →draft operator',
+      'plan revision → engine',
+      'plan status →draft engine',
       'plan status draft→running engine',
       'draft status pending→ready engine',
       'draft status ready→running engine',
@@ -63,6 +63,9 @@ describe('agent nodes run child plans', () => {
       'write status running→done engine',
       'plan status running→completed engine',
     ]);
+    // Made by the engine for the agent node: its creation names the instance, as the parent's `child` event does.
+    const created = (await h.store.events.list(child.id)).filter((e) => e.from === '' || e.kind === 'revision');
+    expect(created.map((e) => e.actor)).toEqual(['summariser_001', 'summariser_001']);
     const claimedBy = (await h.store.events.list(child.id)).find((e) => e.nodeId === 'draft' && e.to === 'running')!.actor;
     expect(claimedBy).toBe((await h.store.events.list(root)).find((e) => e.nodeId === 'sum' && e.to === 'running')!.actor);
     expect((await h.store.plans.node(child.id, 'draft')).attempts).toBe(1);

@@ -58,8 +58,10 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
     params: [plan.id, encodeText(input.dot), input.author, encodeText(input.updateLog)],
   });
   writes.push(...edgeStatements(plan.id, graph.edges));
-  const driver = input.author === 'llm' ? 'llm' : input.author === 'person' ? 'person' : 'operator';
-  const actor = input.actor !== undefined ? { actor: input.actor } : {};
+  // A child plan is made by the engine for its agent node (the instance names it); any other plan by its author.
+  const driver = input.child ? 'engine' : input.author === 'llm' ? 'llm' : input.author === 'person' ? 'person' : 'operator';
+  const by = input.actor ?? input.child?.instance;
+  const actor = by !== undefined ? { actor: by } : {};
   const events = eventStatements(
     toEventWrites([
       {
