@@ -5,8 +5,10 @@
 // the statements the worker sends per agent step, by text, around the database driver; with --timed, it
 // also sums each statement's wall time (send to answer: pipelined ones overlap). With --like-bench, each
 // round first runs `dotplan bench`'s throughput scenario (10,000 nodes) on the same database, as the bench
-// does before its chains: its statistics are the ones the agent step's query plans then meet.
-//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench]
+// does before its chains: its statistics are the ones the agent step's query plans then meet. With --cpu,
+// each round also prints the CPU time this process (the worker: every thread, user and system) spent per
+// step of each chain, from its first tool start to its last (the database server's time is not in it).
+//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const args = process.argv.slice(2);
 const timed = args.includes('--timed');
 const count = args.includes('--count') || timed;
 const likeBench = args.includes('--like-bench');
+const cpu = args.includes('--cpu');
 const [backend = 'sqlite', rounds = '3'] = args.filter((a) => !a.startsWith('--'));
 const PLAIN_STEPS = 500;
 const AGENT_STEPS = 200;
@@ -66,6 +69,33 @@ if (count) {
   };
 }
 
+/**
+ * The process's CPU time (all threads, user + system, in ms) per step between the first and the last
+ * start of the benchmark's no-op tool since the previous call of next(): the tool is wrapped to note it.
+ */
+function cpuPerStep(tools) {
+  const noop = tools.get('noop');
+  const run = noop.run;
+  let first;
+  let last;
+  let starts = 0;
+  noop.run = (input, ctx) => {
+    const now = process.cpuUsage();
+    first ??= now;
+    last = now;
+    starts++;
+    return run(input, ctx);
+  };
+  return {
+    next() {
+      const spent = last && first ? (last.user - first.user + last.system - first.system) / 1000 / Math.max(1, starts - 1) : NaN;
+      first = last = undefined;
+      starts = 0;
+      return spent;
+    },
+  };
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** One round on a fresh database: the plain chain's and the agent chain's p50 step, in ms. */
@@ -76,12 +106,16 @@ async function round(counted = false) {
   try {
     const log = new RunLog();
     const tools = await log.registry();
+    const steps = cpu ? cpuPerStep(tools) : undefined;
     if (likeBench) await measureThroughput(backend, scratch.store, tools, log, 10_000, 10);
+    steps?.next(); // from here on: the throughput scenario's starts are not the chain's
     const plain = (await measureChain(backend, scratch.store, tools, log, PLAIN_STEPS, 10)).results.find((r) => r.scenario === 'chain-latency-p50').value;
+    const plainCpu = steps?.next();
     counting = counted;
     const agent = (await measureAgentChain(backend, scratch.store, tools, log, AGENT_STEPS, 10)).value;
     counting = false;
-    return { plain, agent, ratio: agent / plain };
+    const agentCpu = steps?.next();
+    return { plain, agent, ratio: agent / plain, ...(steps ? { plainCpu, agentCpu } : {}) };
   } finally {
     await scratch.dispose();
     await rm(dir, { recursive: true, force: true });
@@ -92,11 +126,13 @@ const results = [];
 for (let i = 1; i <= Number(rounds); i++) {
   const r = await round();
   results.push(r);
-  console.log(`round ${i}: plain step ${r.plain.toFixed(3)} ms, agent step ${r.agent.toFixed(3)} ms, ratio ${r.ratio.toFixed(2)}×`);
+  const spent = cpu ? `; worker CPU per step: plain ${r.plainCpu.toFixed(3)} ms, agent ${r.agentCpu.toFixed(3)} ms` : '';
+  console.log(`round ${i}: plain step ${r.plain.toFixed(3)} ms, agent step ${r.agent.toFixed(3)} ms, ratio ${r.ratio.toFixed(2)}×${spent}`);
 }
 const pick = (key) => median(results.map((r) => r[key]));
+const spentAll = cpu ? `; worker CPU per step: plain ${pick('plainCpu').toFixed(3)} ms, agent ${pick('agentCpu').toFixed(3)} ms` : '';
 console.log(
-  `${backend}, median of ${results.length}: plain step ${pick('plain').toFixed(3)} ms, agent step ${pick('agent').toFixed(3)} ms, ratio ${pick('ratio').toFixed(2)}×`,
+  `${backend}, median of ${results.length}: plain step ${pick('plain').toFixed(3)} ms, agent step ${pick('agent').toFixed(3)} ms, ratio ${pick('ratio').toFixed(2)}×${spentAll}`,
 );
 if (count) {
   // Counted in a round of its own, after the timed ones: the wrapper's cost stays out of their figures.
