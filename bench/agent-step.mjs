@@ -7,7 +7,8 @@
 // round first runs `dotplan bench`'s throughput scenario (10,000 nodes) on the same database, as the bench
 // does before its chains: its statistics are the ones the agent step's query plans then meet. With --cpu,
 // each round also prints the CPU time this process (the worker: every thread, user and system) spent per
-// step of each chain, from its first tool start to its last (the database server's time is not in it).
+// step over the second half of each chain, from its middle tool start to its last (the first half holds
+// the worker's start-up: its lease thread loading, say); the database server's time is not in it.
 //   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,28 +71,23 @@ if (count) {
 }
 
 /**
- * The process's CPU time (all threads, user + system, in ms) per step between the first and the last
- * start of the benchmark's no-op tool since the previous call of next(): the tool is wrapped to note it.
+ * The process's CPU time (all threads, user + system, in ms) per step over the second half of the
+ * no-op tool's starts since the previous call of next(): the tool is wrapped to note the CPU time at each start.
  */
 function cpuPerStep(tools) {
   const noop = tools.get('noop');
   const run = noop.run;
-  let first;
-  let last;
-  let starts = 0;
+  let at = [];
   noop.run = (input, ctx) => {
-    const now = process.cpuUsage();
-    first ??= now;
-    last = now;
-    starts++;
+    at.push(process.cpuUsage());
     return run(input, ctx);
   };
   return {
     next() {
-      const spent = last && first ? (last.user - first.user + last.system - first.system) / 1000 / Math.max(1, starts - 1) : NaN;
-      first = last = undefined;
-      starts = 0;
-      return spent;
+      const [first, last] = [at[Math.floor(at.length / 2)], at[at.length - 1]];
+      const steps = at.length - 1 - Math.floor(at.length / 2);
+      at = [];
+      return steps > 0 ? (last.user - first.user + last.system - first.system) / 1000 / steps : NaN;
     },
   };
 }
