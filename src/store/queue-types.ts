@@ -46,6 +46,12 @@ export interface ClaimedNode {
   /** A child plan's tree root: finishing it takes the tree's lock first. */
   rootPlanId?: string;
   basis?: ClaimBasis;
+  /**
+   * A node handed over with the start of its child plan, to the worker that started it: how many nodes
+   * the child was started with (its revision 1). A finish that ends the child with all of them knows
+   * its nodes from what it reads of its own (tree/read-ahead.ts) and does not read them again.
+   */
+  startedWith?: number;
 }
 
 export interface ClaimOptions {

@@ -14,7 +14,7 @@ import { isDatabaseUnreachable } from './unreachable.js';
 import { decideWithMore, snapshotOf } from './decide.js';
 import { claimsOf, type PlannedStep, type StepWriter, type Written } from './step-writer.js';
 import type { TreeStore } from './tree/tree-store.js';
-import { readAhead, slotAhead } from './tree/read-ahead.js';
+import { knownNodes, readAhead, slotAhead } from './tree/read-ahead.js';
 import { ChildAlong, type ChildrenStarted } from './tree/child-along.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 
@@ -126,6 +126,8 @@ export class SqlWorkQueue implements WorkQueue {
       const planIds = [...nodesOf.keys()];
       // A child plan's end, read ahead with them (tree/read-ahead.ts): whether the finish may end it, and then its parent node.
       const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));
+      // A child whose finishing nodes are all it was started with: its nodes are known from the reads of its own (knownNodes).
+      const startedWith = (id: string) => reports.every((r) => r.claim.planId !== id || r.claim.startedWith === nodesOf.get(id)!.length);
       const [leasedRows, plans, dependents, aheads] = await Promise.all([
         lockLeased(
           q,
@@ -133,11 +135,14 @@ export class SqlWorkQueue implements WorkQueue {
           roots.length === 1 ? withTreeLock(q, roots[0]!) : undefined,
         ),
         Promise.all(planIds.map((id) => loadPlan(q, id, false))),
-        Promise.all(planIds.map((id) => readDependents(q, id, nodesOf.get(id)!))),
-        Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!))),
+        // A child plan's finishing nodes' dependents are read with its read-ahead, in one statement with its parent node's.
+        Promise.all(planIds.map((id) => (children.has(id) ? Promise.resolve(undefined) : readDependents(q, id, nodesOf.get(id)!)))),
+        Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!, startedWith(id)))),
       ]);
+      const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
+      const read = new Map(planIds.map((id, i) => [id, { plan: plans[i], dependents: dependents[i] ?? aheadOf.get(id)!.own }]));
+      for (const ahead of aheads) await knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own });
       const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
-      const read = new Map(planIds.map((id, i) => [id, { plan: plans[i], dependents: dependents[i]! }]));
       const byPlan = new Map<string, LoadedPlan>();
       const valid: AttemptReport[] = [];
       const tokens = new Map<number, string>();
@@ -159,7 +164,6 @@ export class SqlWorkQueue implements WorkQueue {
       }
       // The finishing nodes are the leased rows added above; their dependents were read with them.
       for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
-      const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
       const steps = (await this.#steps(valid, byPlan, options, q)).map((s) => {
         const ahead = aheadOf.get(s.step.planId);
         return ahead ? { ...s, ahead } : s;

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
+import { applyRevision } from '../../src/operations/apply-revision.js';
 import type { ClaimedNode } from '../../src/store/types.js';
 import { runClaim } from '../../src/worker/run-claim.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
@@ -76,6 +77,7 @@ describe('an agent node handed over by a write starts its child in that write', 
       planAttributes: childB.attributes,
       planAgent: 'one',
       rootPlanId: root,
+      startedWith: (await h.store.plans.nodes(childB.id)).length, // the child's one node: its end need not read its nodes
     });
     expect(stepRow).toMatchObject({ status: 'running', leaseOwner: 'w', attempts: 1 });
     expect(childB).toMatchObject({ status: 'running', parent: { planId: root, nodeId: 'b', attempt: 1 }, instance: 'one_002', params: { what: 'b' } });
@@ -187,5 +189,34 @@ describe('an agent node handed over by a write starts its child in that write', 
     expect(b.error).toContain(`child plan ${b.childPlanId} (one_002) failed`);
     expect((await h.store.plans.node(root, 'after')).status).toBe('pending');
     expect(await h.store.plans.get(root)).toMatchObject({ status: 'failed' });
+  });
+  it('a child edited after its start has its nodes read at its end: the node the edit added is in its result', async () => {
+    h = await openTreeHarness({
+      agents: [{ code: 'one', kind: 'workflow', template: 'one' }],
+      templates: { one: `digraph one { step [type=function toolCode=template toolInput="did it"] }` },
+    });
+    const root = await h.create(`digraph root { a [type=agent agentCode=one] b [type=agent agentCode=one] a -> b }`);
+    const [claimA] = await h.store.queue.claim({ ...LEASE, limit: 1 });
+    const startedA = await run(claimA!);
+    const [stepA] = startedA.kind === 'delegated' ? (startedA.claimed ?? []) : [];
+    const afterA = await finish(stepA!, 'did a');
+    // b is handed over with its child started: the worker knows the child's nodes (its one node) at its start.
+    const [stepB] = afterA.claimed;
+    expect(stepB).toMatchObject({ nodeId: 'step', startedWith: 1 });
+    // An operator adds a node to b's child, skipped, while its first node runs: the child is at revision 2.
+    const childB = (await h.store.plans.node(root, 'b')).childPlanId!;
+    const edit = `digraph one { step [type=function toolCode=template toolInput="did it"] note [type=function toolCode=template toolInput="n" status=skipped] }`;
+    const report = await applyRevision({ store: h.store, tools: h.tools, config: defaultConfig() }, childB, edit, {
+      by: { driver: 'operator', name: 'ada' },
+      source: 'edit.dot',
+    });
+    expect(report.applied).toBe(true);
+    // Its end reads its nodes, as they now are: the result names both sinks.
+    const afterB = await finish(stepB!, 'did b');
+    expect(afterB.results).toEqual([{ status: 'done' }]);
+    expect((await h.store.plans.get(childB)).status).toBe('completed');
+    expect(JSON.parse((await h.store.plans.node(root, 'b')).output!)).toEqual({ step: 'did b', note: null });
+    // a's child, never edited, ended with what the finish knew of it: its one node's output.
+    expect(JSON.parse((await h.store.plans.node(root, 'a')).output!)).toEqual({ step: 'did a' });
   });
 });

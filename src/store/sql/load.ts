@@ -125,11 +125,18 @@ export async function readDependents(q: Queryable, planId: string, sources: read
 
 /** readDependents with the plan and the sources as SQL (`nodes`: a list for IN), and a further condition. */
 export function readDependentsOf(q: Queryable, of: { plan: Statement; nodes: Statement }, gate: Statement = NO_SQL): Promise<DependentRow[]> {
-  return q.all<DependentRow>(
-    `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
+  const read = dependentsOf(q, of, gate);
+  return q.all<DependentRow>(read.sql, read.params);
+}
+
+/** readDependentsOf's statement, for a read that makes it one of its parts. */
+export function dependentsOf(q: Queryable, of: { plan: Statement; nodes: Statement }, gate: Statement = NO_SQL): Statement {
+  return {
+    sql:
+      `SELECT e.id AS "edgeId", e.from_node AS "from", e.when_match AS "when", ${LOADED_COLUMNS.node} FROM edges e ` +
       `JOIN nodes n ON n.plan_id = e.plan_id AND n.node_id = e.to_node WHERE e.plan_id = ${of.plan.sql} AND e.from_node IN (${of.nodes.sql})${gate.sql} ORDER BY n.id${forUpdate(q, 'OF n')}`,
-    [...of.plan.params, ...of.nodes.params, ...gate.params],
-  );
+    params: [...of.plan.params, ...of.nodes.params, ...gate.params],
+  };
 }
 
 /** Adds what readDependents read of these sources: their edges, in edge order, and the nodes they lead to. */

@@ -67,14 +67,16 @@ export function readChildNodes(q: Queryable, childId: string, gate: Statement): 
 
 /** The columns of childLink's read: the child's end, the parent node's link to it, the parent plan and node (linkOf makes them the parent node's step's input). */
 export type ChildLinkRow = Pick<ChildEnd, 'child' | 'leased'> &
-  Record<'childMode' | 'childAttributes' | 'childParams', string> &
-  Record<'childResult' | 'childError' | 'childInstance', string | null> & { nodes: ChildNode[] | string | null } & Row &
+  Record<'childMode' | 'childAttributes' | 'childParams', string> & { childRevision: number | string } & Record<
+    'childResult' | 'childError' | 'childInstance',
+    string | null
+  > & { nodes: ChildNode[] | string | null } & Row &
   LoadedPlanColumns;
 
 /** The child's columns and its parent node's link (named apart from LOADED_COLUMNS.node, which has its own attributes, error, ...). */
 const LINK_COLUMNS =
   `c.mode AS "childMode", c.attributes AS "childAttributes", c.params AS "childParams", c.result AS "childResult", c.error AS "childError", ` +
-  `c.instance AS "childInstance", n.child_plan_id AS "child", n.lease_token AS "leased"`;
+  `c.instance AS "childInstance", c.revision AS "childRevision", n.child_plan_id AS "child", n.lease_token AS "leased"`;
 
 /** A child's end read with its parent plan and node: what the parent node's step takes (linkOf). */
 export interface ChildLinked {

@@ -1,6 +1,6 @@
 import { ACTIVE_NODE_STATUSES } from '../sql/waits.js';
-import { marks, type Queryable, type Statement } from '../sql/executor.js';
-import { readDependentsOf, type DependentRow } from '../sql/load.js';
+import { marks, NO_SQL, type Queryable, type Statement } from '../sql/executor.js';
+import { dependentsOf, type DependentRow, type Row } from '../sql/load.js';
 import { reservedNodeIds } from '../sql/plans.js';
 import type { SlotRead } from '../sql/tree.js';
 import { readChildLink, readChildNodes, type ChildLinkRow } from './child-result.js';
@@ -20,6 +20,8 @@ export interface ChildAhead {
   childId: string;
   /** The finishing nodes the read looked past. */
   besides: ReadonlySet<string>;
+  /** The finishing nodes' own dependents in the child, locked, read in the same statement as the parent node's (readDependents' rows). */
+  own: DependentRow[];
   /**
    * Present when the child had nothing active besides those nodes: whether another of its nodes
    * failed, the link, the parent node's dependents, and what starting a child of an agent node that
@@ -50,9 +52,11 @@ interface AheadColumns {
  * The three reads (sent at once): the link row, read only if nothing else of the child is active (with
  * AheadColumns), the child's nodes and the parent node's dependents under the same condition — the
  * parent named by the child's row, so that nothing read before is needed. A child whose link is gone (its parent node
- * cancelled, say) reads as not ending: the step falls back to reading after.
+ * cancelled, say) reads as not ending: the step falls back to reading after. `startedWith`: the finish
+ * holds every node the child was started with (ClaimedNode.startedWith): its nodes are not read here
+ * but made of the finish's own reads (knownNodes), and the link's revision says whether they still are all.
  */
-export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[]): Promise<ChildAhead> {
+export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[], startedWith = false): Promise<ChildAhead> {
   const besides = ` AND x.node_id NOT IN (${marks(finishing.length)})`;
   const quiet: Statement = {
     sql: ` AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.plan_id = ? AND x.status IN ${ACTIVE_NODE_STATUSES}${besides})`,
@@ -66,16 +70,43 @@ export async function readAhead(q: Queryable, childId: string, root: string, fin
       `(SELECT children_made FROM plans WHERE id = ?) AS "slotMade", (SELECT instances_made FROM plans WHERE id = ?) AS "slotInstances", ${reserve.sql} AS "slotIds"`,
     params: [childId, ...finishing, root, root, ...reserve.params],
   };
-  const [link, nodes, dependents] = await Promise.all([
+  // The finishing nodes' dependents and the parent node's, in one statement (locked in that order: the child's, then the parent's).
+  const own = dependentsOf(q, { plan: { sql: '?', params: [childId] }, nodes: { sql: marks(finishing.length), params: [...finishing] } });
+  const up = dependentsOf(q, { plan: parentOf('parent_plan_id'), nodes: parentOf('parent_node_id') }, quiet);
+  const [link, nodes, both] = await Promise.all([
     readChildLink<AheadColumns>(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, 'apart', quiet, columns),
-    readChildNodes(q, childId, quiet),
-    readDependentsOf(q, { plan: parentOf('parent_plan_id'), nodes: parentOf('parent_node_id') }, quiet),
+    startedWith ? undefined : readChildNodes(q, childId, quiet),
+    q.all<DependentRow & { part: string }>(
+      `WITH own AS (${own.sql}), up AS (${up.sql}) SELECT 'own' AS "part", own.* FROM own UNION ALL SELECT 'up', up.* FROM up`,
+      [...own.params, ...up.params],
+    ),
   ]);
-  const ahead: ChildAhead = { childId, besides: new Set(finishing) };
+  const rowsOf = (part: string) => both.filter((row) => row.part === part).map(({ part: _, ...row }) => row);
+  const dependents = rowsOf('up');
+  const ahead: ChildAhead = { childId, besides: new Set(finishing), own: rowsOf('own') };
   if (link) {
-    link.nodes = nodes;
+    if (nodes) link.nodes = nodes;
     const read = { depth: link.slotDepth, made: link.slotMade, instances: link.slotInstances, ids: link.slotIds };
     ahead.end = { failed: link.failedBesides === true || link.failedBesides === 1, link, dependents, slot: { planId: link.planId, root, read } };
   }
   return ahead;
+}
+
+/**
+ * The ending child's nodes where readAhead left them out: at the revision it was started with
+ * (revision 1: nothing added or removed since), the finishing nodes are all of them — their rows as the
+ * finish read them, in row order, each a sink where no edge leaves it (the finish read their edges);
+ * otherwise, or when a finishing row was not read (its lease lost), read now.
+ */
+export async function knownNodes(q: Queryable, ahead: ChildAhead, own: { rows: readonly Row[]; dependents: readonly DependentRow[] }): Promise<void> {
+  const link = ahead.end?.link;
+  if (!link || link.nodes !== null) return;
+  const rows = own.rows.filter((row) => row.planId === ahead.childId && ahead.besides.has(row.nodeId));
+  if (Number(link.childRevision) === 1 && rows.length === ahead.besides.size) {
+    link.nodes = [...rows]
+      .sort((a, b) => Number(a.rowId) - Number(b.rowId))
+      .map((row) => ({ id: row.nodeId, status: row.status, output: row.output, answer: row.answer, sink: !own.dependents.some((d) => d.from === row.nodeId) }));
+    return;
+  }
+  link.nodes = await readChildNodes(q, ahead.childId, NO_SQL);
 }

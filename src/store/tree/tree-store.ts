@@ -314,7 +314,7 @@ function handedNode(
 ): ClaimedNode {
   const state = started.nodes.get(node)!;
   const { id, attributes, root } = snapshot.plan;
-  return claimOf({
+  const claim = claimOf({
     planId: id,
     nodeId: node,
     type: state.type,
@@ -328,6 +328,8 @@ function handedNode(
     rootPlanId: root,
     label: state.attributes?.label,
   });
+  claim.startedWith = snapshot.nodes.size;
+  return claim;
 }
 
 function failed(error: string): { result: StartedChild; written: Written[] } {
