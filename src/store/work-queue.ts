@@ -1,12 +1,12 @@
 import { finishAttempts, expireLeases, type AttemptEnd } from '../engine/attempts.js';
 import { NeedsMore, type NodeState, type OutEdge, type Snapshot } from '../engine/snapshot.js';
-import { ConflictError, DotplanError } from '../errors/errors.js';
+import { ConflictError } from '../errors/errors.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
 import { claimPostgres, claimSqlite } from './sql/claim.js';
 import type { Db, Queryable } from './sql/executor.js';
 import { expiredPlans, renewLeases, lockExpired } from './sql/leases.js';
 import { lockRoots, lockTrees, withTreeLock } from './sql/tree.js';
-import { addDependents, addRows, loadDependents, loadNodes, loadPlan, lockLeased, readDependents, tokenRowId, type LoadedPlan } from './sql/load.js';
+import { addDependents, addRows, loadDependents, loadNodes, loadPlan, lockLeased, planOf, readDependents, tokenRowId, type LoadedPlan } from './sql/load.js';
 import { outlook } from './sql/outlook.js';
 import { StaleStepError } from './sql/persist-rows.js';
 import { isRetryableDbError } from './sql/retry.js';
@@ -119,8 +119,8 @@ export class SqlWorkQueue implements WorkQueue {
       const roots = [...new Set(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [r.claim.rootPlanId] : [])))];
       if (roots.length > 1) await lockRoots(q, roots);
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
-      // Read at once (one round trip on PostgreSQL, whose server runs them in turn): the leased rows, whose
-      // read takes the tree's lock, then each plan the claims name and their nodes' dependents (locked).
+      // Read at once (one round trip on PostgreSQL, whose server runs them in turn): the leased rows with their
+      // plans, whose read takes the tree's lock, then the dependents of the nodes the claims name (locked).
       const nodesOf = new Map<string, string[]>();
       for (const { claim } of reports) nodesOf.set(claim.planId, [...(nodesOf.get(claim.planId) ?? []), claim.nodeId]);
       const planIds = [...nodesOf.keys()];
@@ -128,19 +128,18 @@ export class SqlWorkQueue implements WorkQueue {
       const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));
       // A child whose finishing nodes are all it was started with: its nodes are known from the reads of its own (knownNodes).
       const startedWith = (id: string) => reports.every((r) => r.claim.planId !== id || r.claim.startedWith === nodesOf.get(id)!.length);
-      const [leasedRows, plans, dependents, aheads] = await Promise.all([
+      const [leasedRows, dependents, aheads] = await Promise.all([
         lockLeased(
           q,
           rowIds.filter((id): id is number => id !== undefined),
           roots.length === 1 ? withTreeLock(q, roots[0]!) : undefined,
         ),
-        Promise.all(planIds.map((id) => loadPlan(q, id, false))),
         // A child plan's finishing nodes' dependents are read with its read-ahead, in one statement with its parent node's.
         Promise.all(planIds.map((id) => (children.has(id) ? Promise.resolve(undefined) : readDependents(q, id, nodesOf.get(id)!)))),
         Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!, startedWith(id)))),
       ]);
       const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
-      const read = new Map(planIds.map((id, i) => [id, { plan: plans[i], dependents: dependents[i] ?? aheadOf.get(id)!.own }]));
+      const read = new Map(planIds.map((id, i) => [id, { dependents: dependents[i] ?? aheadOf.get(id)!.own }]));
       for (const ahead of aheads) await knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own });
       const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
       const byPlan = new Map<string, LoadedPlan>();
@@ -153,11 +152,7 @@ export class SqlWorkQueue implements WorkQueue {
           continue;
         }
         let loaded = byPlan.get(row.planId);
-        if (!loaded) {
-          loaded = read.get(row.planId)?.plan;
-          if (!loaded) throw new DotplanError('INTERNAL', `plan ${row.planId} of a leased node is gone`);
-          byPlan.set(row.planId, loaded);
-        }
+        if (!loaded) byPlan.set(row.planId, (loaded = planOf(row.planId, row)));
         addRows(loaded, [row]);
         tokens.set(Number(row.rowId), report.claim.token);
         valid.push(report);

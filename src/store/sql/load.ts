@@ -50,7 +50,14 @@ export const LOADED_COLUMNS = {
 
 /** A plan with one node, from a row read with LOADED_COLUMNS. */
 export function loadedFromColumns(planId: string, row: Row & LoadedPlanColumns): LoadedPlan {
-  const loaded = loadedOf(planId, {
+  const loaded = planOf(planId, row);
+  addRows(loaded, [row]);
+  return loaded;
+}
+
+/** The plan alone (no node yet), from a row read with LOADED_COLUMNS.plan: what loadPlan makes of its row. */
+export function planOf(planId: string, row: LoadedPlanColumns): LoadedPlan {
+  return loadedOf(planId, {
     status: row.planStatus,
     mode: row.planMode,
     attributes: row.planAttributes,
@@ -60,8 +67,6 @@ export function loadedFromColumns(planId: string, row: Row & LoadedPlanColumns):
     root: row.planRoot,
     agent: row.planAgent,
   });
-  addRows(loaded, [row]);
-  return loaded;
 }
 
 export interface LoadedPlanColumns {
@@ -208,19 +213,26 @@ export async function loadMany(q: Queryable, planIds: readonly string[], options
   return out;
 }
 
-/** A running node still held by this lease token, locked; with its plan and lease owner. */
-export interface LeasedRow extends Row {
+/** A running node still held by this lease token, locked; with its lease token and its plan's columns (planOf). */
+export interface LeasedRow extends Row, LoadedPlanColumns {
   leaseToken: string | null;
 }
 
-/** The running rows of these ids, locked in id order; `first`: a condition the first read takes first (the tree lock, withTreeLock). */
+/**
+ * The running rows of these ids, locked in id order, each with its plan as loadPlan reads it (key-share
+ * locked: read as it is once the lock is had, not as the statement's snapshot saw it before — the tree
+ * lock, say — and taken anyway by the write's checks); `first`: a condition the first read takes first
+ * (the tree lock, withTreeLock).
+ */
 export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_SQL): Promise<LeasedRow[]> {
   const out: LeasedRow[] = [];
+  const locks = q.dialect === 'postgres' ? `${forUpdate(q, 'OF n')} FOR KEY SHARE OF p` : '';
   for (const [i, part] of chunk(rowIds).entries()) {
     const before = i === 0 ? first : NO_SQL;
     out.push(
       ...(await q.all<LeasedRow>(
-        `SELECT ${COLUMNS}, lease_token AS "leaseToken" FROM nodes WHERE id IN (${marks(part.length)}) AND status = 'running'${before.sql} ORDER BY id${forUpdate(q)}`,
+        `SELECT ${LOADED_COLUMNS.node}, n.lease_token AS "leaseToken", ${LOADED_COLUMNS.plan} FROM nodes n JOIN plans p ON p.id = n.plan_id ` +
+          `WHERE n.id IN (${marks(part.length)}) AND n.status = 'running'${before.sql} ORDER BY n.id${locks}`,
         [...part, ...before.params],
       )),
     );
