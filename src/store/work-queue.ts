@@ -127,7 +127,7 @@ export class SqlWorkQueue implements WorkQueue {
       // A child plan's end, read ahead with them (tree/read-ahead.ts): whether the finish may end it, and then its parent node.
       const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));
       // A child whose finishing nodes are all it was started with: its nodes are known from the reads of its own (knownNodes).
-      const startedWith = (id: string) => reports.every((r) => r.claim.planId !== id || r.claim.startedWith === nodesOf.get(id)!.length);
+      const nodesKnown = (id: string) => reports.every((r) => r.claim.planId !== id || r.claim.startedWith === nodesOf.get(id)!.length);
       const [leasedRows, dependents, aheads] = await Promise.all([
         lockLeased(
           q,
@@ -136,10 +136,10 @@ export class SqlWorkQueue implements WorkQueue {
         ),
         // A child plan's finishing nodes' dependents are read with its read-ahead, in one statement with its parent node's.
         Promise.all(planIds.map((id) => (children.has(id) ? Promise.resolve(undefined) : readDependents(q, id, nodesOf.get(id)!)))),
-        Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!, startedWith(id)))),
+        Promise.all([...children].map(([id, root]) => readAhead(q, id, root, nodesOf.get(id)!, nodesKnown(id)))),
       ]);
       const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
-      const read = new Map(planIds.map((id, i) => [id, { dependents: dependents[i] ?? aheadOf.get(id)!.own }]));
+      const dependentsIn = new Map(planIds.map((id, i) => [id, dependents[i] ?? aheadOf.get(id)!.own]));
       for (const ahead of aheads) await knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own });
       const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
       const byPlan = new Map<string, LoadedPlan>();
@@ -158,7 +158,7 @@ export class SqlWorkQueue implements WorkQueue {
         valid.push(report);
       }
       // The finishing nodes are the leased rows added above; their dependents were read with them.
-      for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, read.get(planId)!.dependents);
+      for (const [planId, loaded] of byPlan) addDependents(loaded, nodesOf.get(planId)!, dependentsIn.get(planId)!);
       const steps = (await this.#steps(valid, byPlan, options, q)).map((s) => {
         const ahead = aheadOf.get(s.step.planId);
         return ahead ? { ...s, ahead } : s;

@@ -44,8 +44,8 @@ export interface RunOptions {
 }
 
 /**
- * Runs a started plan to its end with a real Worker (the given concurrency, a one-second poll as
- * the safety net) and times it: from just before `worker.start()` until the store announces the
+ * Runs a started plan to its end with a real Worker (the given concurrency, a safety-net poll every
+ * `pollSeconds`, one by default) and times it: from just before `worker.start()` until the store announces the
  * plan's completion. Throws when the plan does not complete, a worker error occurs, or it takes
  * longer than `timeoutMs`.
  */

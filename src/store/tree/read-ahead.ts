@@ -52,11 +52,11 @@ interface AheadColumns {
  * The three reads (sent at once): the link row, read only if nothing else of the child is active (with
  * AheadColumns), the child's nodes and the parent node's dependents under the same condition — the
  * parent named by the child's row, so that nothing read before is needed. A child whose link is gone (its parent node
- * cancelled, say) reads as not ending: the step falls back to reading after. `startedWith`: the finish
+ * cancelled, say) reads as not ending: the step falls back to reading after. `nodesKnown`: the finish
  * holds every node the child was started with (ClaimedNode.startedWith): its nodes are not read here
  * but made of the finish's own reads (knownNodes), and the link's revision says whether they still are all.
  */
-export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[], startedWith = false): Promise<ChildAhead> {
+export async function readAhead(q: Queryable, childId: string, root: string, finishing: readonly string[], nodesKnown = false): Promise<ChildAhead> {
   const besides = ` AND x.node_id NOT IN (${marks(finishing.length)})`;
   const quiet: Statement = {
     sql: ` AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.plan_id = ? AND x.status IN ${ACTIVE_NODE_STATUSES}${besides})`,
@@ -75,7 +75,7 @@ export async function readAhead(q: Queryable, childId: string, root: string, fin
   const up = dependentsOf(q, { plan: parentOf('parent_plan_id'), nodes: parentOf('parent_node_id') }, quiet);
   const [link, nodes, both] = await Promise.all([
     readChildLink<AheadColumns>(q, childId, { plan: parentOf('parent_plan_id'), node: parentOf('parent_node_id') }, 'apart', quiet, columns),
-    startedWith ? undefined : readChildNodes(q, childId, quiet),
+    nodesKnown ? undefined : readChildNodes(q, childId, quiet),
     q.all<DependentRow & { part: string }>(
       `WITH own AS (${own.sql}), up AS (${up.sql}) SELECT 'own' AS "part", own.* FROM own UNION ALL SELECT 'up', up.* FROM up`,
       [...own.params, ...up.params],

@@ -314,7 +314,7 @@ function handedNode(
 ): ClaimedNode {
   const state = started.nodes.get(node)!;
   const { id, attributes, root } = snapshot.plan;
-  const claim = claimOf({
+  return claimOf({
     planId: id,
     nodeId: node,
     type: state.type,
@@ -327,9 +327,8 @@ function handedNode(
     planAgent: plan.agentCode,
     rootPlanId: root,
     label: state.attributes?.label,
+    startedWith: snapshot.nodes.size,
   });
-  claim.startedWith = snapshot.nodes.size;
-  return claim;
 }
 
 function failed(error: string): { result: StartedChild; written: Written[] } {
