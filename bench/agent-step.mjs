@@ -2,14 +2,17 @@
 // An agent step beside a plain chain step, for before/after comparisons of the agent path: each round
 // opens a fresh database, runs a plain chain and then a chain of agent nodes (each a one-node workflow
 // child), and prints both p50 gaps and their ratio; then the medians. With --count, one more round counts
-// the statements the worker sends per agent step, by text, around the database driver; with --timed, it
-// also sums each statement's wall time (send to answer: pipelined ones overlap). With --like-bench, each
+// the statements the worker sends per step of each chain, by text, around the database driver; with --timed,
+// also each statement's median wall time per step (send to answer: pipelined ones overlap) and their sum. With --like-bench, each
 // round first runs `dotplan bench`'s throughput scenario (10,000 nodes) on the same database, as the bench
 // does before its chains: its statistics are the ones the agent step's query plans then meet. With --cpu,
 // each round also prints the CPU time this process (the worker: every thread, user and system) spent per
 // step over the second half of each chain, from its middle tool start to its last (the first half holds
-// the worker's start-up: its lease thread loading, say); the database server's time is not in it.
-//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu]
+// the worker's start-up: its lease thread loading, say); the database server's time is not in it. With
+// --warm=<n>, each round first runs n pairs of chains (a plain one, an agent one) that are not counted, so that
+// both are measured on a warmed process: the bench's plain chain runs after its throughput scenario has run
+// the same finish path 10,000 times, while a cold plain chain is still warming up through its 500 steps.
+//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu] [--warm=<n>]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,22 +30,31 @@ const timed = args.includes('--timed');
 const count = args.includes('--count') || timed;
 const likeBench = args.includes('--like-bench');
 const cpu = args.includes('--cpu');
+const warmUps = Number(args.find((a) => a.startsWith('--warm='))?.slice('--warm='.length) ?? 0);
 const [backend = 'sqlite', rounds = '3'] = args.filter((a) => !a.startsWith('--'));
 const PLAIN_STEPS = 500;
 const AGENT_STEPS = 200;
 
-/** Statement text → calls (and ms, with --timed) while `counting`, around pg's Client.query and better-sqlite3's statements. */
-const calls = new Map();
-const times = new Map();
-let counting = false;
+/**
+ * Statement text → calls while `counting` names a chain ('plain' or 'agent'), around pg's Client.query and
+ * better-sqlite3's statements; with --timed, each call's wall time too (send to answer: pipelined ones overlap).
+ */
+const calls = { plain: new Map(), agent: new Map() };
+const times = { plain: new Map(), agent: new Map() };
+let counting;
 const keyOf = (text) => String(text).replace(/\s+/g, ' ').slice(0, 100);
 const tally = (text) => {
   if (!counting) return undefined;
   const key = keyOf(text);
-  calls.set(key, (calls.get(key) ?? 0) + 1);
+  const [byText, timesOf] = [calls[counting], times[counting]];
+  byText.set(key, (byText.get(key) ?? 0) + 1);
   if (!timed) return undefined;
   const started = performance.now();
-  return () => times.set(key, (times.get(key) ?? 0) + performance.now() - started);
+  return () => {
+    let list = timesOf.get(key);
+    if (!list) timesOf.set(key, (list = []));
+    list.push(performance.now() - started);
+  };
 };
 if (count) {
   const query = pg.Client.prototype.query;
@@ -104,12 +116,18 @@ async function round(counted = false) {
     const tools = await log.registry();
     const steps = cpu ? cpuPerStep(tools) : undefined;
     if (likeBench) await measureThroughput(backend, scratch.store, tools, log, 10_000, 10);
-    steps?.next(); // from here on: the throughput scenario's starts are not the chain's
+    // Chains run and not counted: both paths warmed (the JIT's, V8's heap) before the measured pair.
+    for (let i = 0; i < warmUps; i++) {
+      await measureChain(backend, scratch.store, tools, log, PLAIN_STEPS, 10);
+      await measureAgentChain(backend, scratch.store, tools, log, AGENT_STEPS, 10);
+    }
+    steps?.next(); // from here on: the throughput scenario's and the warm-ups' starts are not the chain's
+    counting = counted ? 'plain' : undefined;
     const plain = (await measureChain(backend, scratch.store, tools, log, PLAIN_STEPS, 10)).results.find((r) => r.scenario === 'chain-latency-p50').value;
     const plainCpu = steps?.next();
-    counting = counted;
+    counting = counted ? 'agent' : undefined;
     const agent = (await measureAgentChain(backend, scratch.store, tools, log, AGENT_STEPS, 10)).value;
-    counting = false;
+    counting = undefined;
     const agentCpu = steps?.next();
     return { plain, agent, ratio: agent / plain, ...(steps ? { plainCpu, agentCpu } : {}) };
   } finally {
@@ -132,12 +150,21 @@ console.log(
 );
 if (count) {
   // Counted in a round of its own, after the timed ones: the wrapper's cost stays out of their figures.
-  await round(true);
-  const total = [...calls.values()].reduce((a, b) => a + b, 0);
-  console.log(`statements per agent step (${AGENT_STEPS} steps, an extra round): ${(total / AGENT_STEPS).toFixed(1)}`);
-  for (const [text, n] of [...calls].sort((a, b) => (times.get(b[0]) ?? b[1]) - (times.get(a[0]) ?? a[1]))) {
-    if (n < AGENT_STEPS / 10) continue;
-    const ms = times.has(text) ? `${(times.get(text) / AGENT_STEPS).toFixed(3).padStart(7)} ms  ` : '';
-    console.log(`  ${(n / AGENT_STEPS).toFixed(2).padStart(5)}  ${ms}${text}`);
+  const counted = await round(true);
+  for (const [chain, steps, p50] of [
+    ['agent', AGENT_STEPS, counted.agent],
+    ['plain', PLAIN_STEPS, counted.plain],
+  ]) {
+    const total = [...calls[chain].values()].reduce((a, b) => a + b, 0);
+    // A statement's typical time is its median call (a checkpointing COMMIT is not typical), times its calls per step.
+    const perStep = (text, n) => (times[chain].has(text) ? (median(times[chain].get(text)) * n) / steps : undefined);
+    const sum = [...calls[chain]].reduce((a, [text, n]) => a + (perStep(text, n) ?? 0), 0);
+    const timedSum = timed ? `; their median times add up to ${sum.toFixed(3)} ms per step (the step's p50 in this round: ${p50.toFixed(3)} ms)` : '';
+    console.log(`statements per ${chain} step (${steps} steps, an extra round): ${(total / steps).toFixed(1)}${timedSum}`);
+    for (const [text, n] of [...calls[chain]].sort((a, b) => (perStep(b[0], b[1]) ?? b[1]) - (perStep(a[0], a[1]) ?? a[1]))) {
+      if (n < steps / 10) continue;
+      const ms = timed ? `${perStep(text, n).toFixed(3).padStart(7)} ms  ` : '';
+      console.log(`  ${(n / steps).toFixed(2).padStart(5)}  ${ms}${text}`);
+    }
   }
 }
