@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import type { DatabaseTarget } from '../store/connect.js';
 import type { WorkQueue } from '../store/types.js';
+import { HeldLeases } from './held-leases.js';
 import type { FromLeaseThread, LeaseThreadData, ToLeaseThread } from './lease-messages.js';
 
 export interface LeaseKeeperOptions {
@@ -15,6 +16,8 @@ export interface LeaseKeeperOptions {
   /** These leases were lost: abort their attempts. */
   onLost: (tokens: string[]) => void;
   onError: (error: unknown) => void;
+  /** Leases the thread reads from shared memory (HeldLeases); more are told to it by message. Default 1024. */
+  slots?: number;
 }
 
 /** How the lease thread is renewing: on its own thread, or (when that is not possible) on the main thread. */
@@ -24,13 +27,17 @@ export type LeaseKeeping = 'starting' | 'thread' | 'main thread' | 'stopped';
  * Keeps the leases of the nodes a worker runs: a `worker_threads` thread (`lease-thread.ts`) with
  * its own database connection renews them every third of the lease, whatever the main thread is
  * busy with; the main thread says which it holds (`hold` when a node is claimed, `release` when its
- * result is written or its attempt ends otherwise) and hears which were lost. When no thread can open the database (an in-memory
+ * result is written or its attempt ends otherwise) in memory the thread reads when it renews
+ * (HeldLeases: no message per node), and hears which were lost. When no thread can open the database (an in-memory
  * SQLite database, a store of another kind), the main thread renews them on its own timer instead,
  * with the same statement.
  */
 export class LeaseKeeper {
   readonly #held = new Set<string>();
-  /** Leases taken and let go that the thread has not been told of yet (told once per turn of the event loop). */
+  /** The held leases the thread reads by itself; those that do not fit are told by message. */
+  readonly #shared: HeldLeases;
+  readonly #memory: SharedArrayBuffer;
+  /** Leases taken and let go, not in shared memory, that the thread has not been told of yet (told once per turn of the event loop). */
   readonly #toHold = new Set<string>();
   readonly #toRelease = new Set<string>();
   #telling: NodeJS.Immediate | undefined;
@@ -45,6 +52,8 @@ export class LeaseKeeper {
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.#everyMs = Math.max(50, Math.floor(options.leaseMs / 3));
+    this.#memory = HeldLeases.memory(options.slots ?? 1024);
+    this.#shared = new HeldLeases(this.#memory);
     this.started = new Promise((resolve) => (this.#startedResolve = resolve));
   }
 
@@ -58,7 +67,7 @@ export class LeaseKeeper {
     // Until the thread has its connection (a moment; longer from the TypeScript sources), the main thread renews.
     this.#timer = setInterval(() => void this.#renewHere(), this.#everyMs);
     if (!target) return (this.#onMainThread(), this);
-    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs };
+    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#memory };
     try {
       this.#thread = newThread(data);
     } catch (error) {
@@ -72,7 +81,7 @@ export class LeaseKeeper {
       this.#thread = undefined;
       this.#onMainThread();
     });
-    for (const token of this.#held) this.#toHold.add(token);
+    for (const token of this.#held) if (!this.#shared.has(token)) this.#toHold.add(token);
     this.#tell();
     return this;
   }
@@ -80,6 +89,7 @@ export class LeaseKeeper {
   /** A node was claimed by this worker: keep its lease. */
   hold(token: string): void {
     this.#held.add(token);
+    if (this.#shared.add(token)) return;
     this.#toHold.add(token);
     this.#tell();
   }
@@ -87,6 +97,7 @@ export class LeaseKeeper {
   /** The node's result was written (or its attempt ended otherwise): its lease is no longer renewed. */
   release(token: string): void {
     if (!this.#held.delete(token)) return;
+    if (this.#shared.delete(token)) return;
     // A lease let go before the thread heard of it: the thread need not hear of either.
     if (!this.#toHold.delete(token)) this.#toRelease.add(token);
     this.#tell();
@@ -132,6 +143,7 @@ export class LeaseKeeper {
       this.#startedResolve('thread');
     } else if ('lost' in message) {
       const lost = message.lost.filter((t) => this.#held.delete(t));
+      for (const token of lost) this.#shared.delete(token);
       if (lost.length > 0) this.options.onLost(lost);
     } else if ('error' in message) {
       // Rebuilt with its code, so that the worker tells an unreachable database from other failures.

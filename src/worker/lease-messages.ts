@@ -14,9 +14,11 @@ export interface LeaseThreadData {
   leaseMs: number;
   /** How often the held leases are renewed. */
   everyMs: number;
+  /** The leases held, as the main thread keeps them in shared memory (HeldLeases). */
+  held: SharedArrayBuffer;
 }
 
-/** Main thread → lease thread: the leases taken and let go since the last message (one message per turn of the event loop, not one per node). */
+/** Main thread → lease thread: the leases taken and let go since the last message that are not in shared memory (one message per turn of the event loop, not one per node). */
 export type ToLeaseThread = { hold: string[]; release: string[] } | { stop: true };
 
 /** Lease thread → main thread. */

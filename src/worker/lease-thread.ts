@@ -7,11 +7,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Db } from '../store/sql/executor.js';
 import { renewLeases } from '../store/sql/leases.js';
+import { HeldLeases } from './held-leases.js';
 import type { FromLeaseThread, LeaseThreadData, ToLeaseThread } from './lease-messages.js';
 
 const data = workerData as LeaseThreadData;
 const port = parentPort!;
+/** Leases told by message (those that did not fit in shared memory). */
 const held = new Set<string>();
+/** Leases the main thread keeps in shared memory. */
+const shared = new HeldLeases(data.held);
+/** Leases in shared memory reported lost, not renewed again: the main thread lets them go once it hears. */
+const reported = new Set<string>();
 let failing = false;
 let renewing: Promise<void> | undefined;
 
@@ -35,12 +41,23 @@ async function open(): Promise<Db> {
 }
 
 async function renew(db: Db): Promise<void> {
-  const tokens = [...held];
+  const inMemory = new Set(shared.read());
+  for (const token of reported) if (!inMemory.has(token)) reported.delete(token);
+  const tokens = [...held, ...[...inMemory].filter((t) => !reported.has(t))];
   if (tokens.length === 0) return;
   try {
     const renewed = new Set(await renewLeases(db, data.owner, tokens, data.leaseMs));
     // A token released meanwhile is no loss: the node finished.
-    const lost = tokens.filter((t) => !renewed.has(t) && held.delete(t));
+    const still = new Set(shared.read());
+    const lost: string[] = [];
+    for (const token of tokens) {
+      if (renewed.has(token)) continue;
+      if (held.delete(token)) lost.push(token);
+      else if (still.has(token)) {
+        reported.add(token);
+        lost.push(token);
+      }
+    }
     if (lost.length > 0) post({ lost });
     if (failing) post({ recovered: true });
     failing = false;
