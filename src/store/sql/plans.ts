@@ -20,6 +20,9 @@ export function nodeNotFound(planId: string, nodeId: string): NotFoundError {
   );
 }
 
+/** A new plan's revision: its rows are written at it, and a plan still at it has not been edited since it was made. */
+export const FIRST_REVISION = 1;
+
 /**
  * A new plan's rows: the plan, revision 1, one row per node (its live state and readiness counters
  * from `snapshot`, or as `with.started` says) and per edge, and the creation events, then
@@ -34,7 +37,7 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
   writes.push({
     sql:
       `INSERT INTO plans (id, title, status, mode, template, params, attributes, revision, error, created_at, updated_at, rerun_of, ` +
-      `parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, NOW, NOW, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `parent_plan_id, parent_node_id, parent_attempt, root_plan_id, depth, agent_code, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ${FIRST_REVISION}, NULL, NOW, NOW, ?, ?, ?, ?, ?, ?, ?, ?)`,
     params: [
       plan.id,
       encodeText(input.title),
@@ -54,7 +57,7 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
     ],
   });
   writes.push({
-    sql: `INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, 1, ?, ?, ?, NULL, NOW)`,
+    sql: `INSERT INTO revisions (plan_id, number, dot, author, update_log, parent, created_at) VALUES (?, ${FIRST_REVISION}, ?, ?, ?, NULL, NOW)`,
     params: [plan.id, encodeText(input.dot), input.author, encodeText(input.updateLog)],
   });
   writes.push(...edgeStatements(plan.id, graph.edges));
@@ -71,7 +74,7 @@ export async function insertPlan(q: Queryable, input: CreatePlanInput, snapshot:
         ...actor,
         reason: input.updateLog ?? (input.template ? `created from template ${input.template}` : 'created'),
         detail: {
-          revision: 1,
+          revision: FIRST_REVISION,
           author: input.author,
           ...(input.rerunOf ? { rerunOf: input.rerunOf.planId, ...(input.rerunOf.from !== undefined ? { from: input.rerunOf.from } : {}) } : {}),
         },

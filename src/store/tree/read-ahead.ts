@@ -1,7 +1,7 @@
 import { ACTIVE_NODE_STATUSES } from '../sql/waits.js';
 import { marks, NO_SQL, type Queryable, type Statement } from '../sql/executor.js';
 import { dependentsOf, type DependentRow, type Row } from '../sql/load.js';
-import { reservedNodeIds } from '../sql/plans.js';
+import { FIRST_REVISION, reservedNodeIds } from '../sql/plans.js';
 import type { SlotRead } from '../sql/tree.js';
 import { readChildLink, readChildNodes, type ChildLinkRow } from './child-result.js';
 
@@ -94,7 +94,7 @@ export async function readAhead(q: Queryable, childId: string, root: string, fin
 
 /**
  * The ending child's nodes where readAhead left them out: at the revision it was started with
- * (revision 1: nothing added or removed since), the finishing nodes are all of them — their rows as the
+ * (FIRST_REVISION: nothing added or removed since), the finishing nodes are all of them — their rows as the
  * finish read them, in row order, each a sink where no edge leaves it (the finish read their edges);
  * otherwise, or when a finishing row was not read (its lease lost), read now.
  */
@@ -102,7 +102,7 @@ export async function knownNodes(q: Queryable, ahead: ChildAhead, own: { rows: r
   const link = ahead.end?.link;
   if (!link || link.nodes !== null) return;
   const rows = own.rows.filter((row) => row.planId === ahead.childId && ahead.besides.has(row.nodeId));
-  if (Number(link.childRevision) === 1 && rows.length === ahead.besides.size) {
+  if (Number(link.childRevision) === FIRST_REVISION && rows.length === ahead.besides.size) {
     link.nodes = [...rows]
       .sort((a, b) => Number(a.rowId) - Number(b.rowId))
       .map((row) => ({ id: row.nodeId, status: row.status, output: row.output, answer: row.answer, sink: !own.dependents.some((d) => d.from === row.nodeId) }));
