@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// Where a plain chain step's time goes, on the worker's clock: from a node's tool start to the send of the
+// statement that writes its result (the worker's work before the write), from that send to its answer (the
+// round trip and the server's work; on SQLite the statement's own time), and from the answer to the next
+// node's tool start (the worker's work after it). Medians over the second half of a warm chain, per round.
+//   npm run build && node bench/step-phases.mjs [sqlite|postgres] [rounds]
+// PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { measureChain } from '../dist/bench/scenarios/chain.js';
+import { RunLog } from '../dist/bench/scenarios/run-log.js';
+
+const [backend = 'postgres', rounds = '3'] = process.argv.slice(2);
+const STEPS = 2_000;
+/** The write of a step: PostgreSQL's one statement, SQLite's transaction (BEGIN IMMEDIATE to COMMIT). */
+const isWrite = (text) => /^WITH v AS \(SELECT \* FROM json_to_recordset/.test(text);
+
+let marks = [];
+let on = false;
+const mark = (kind) => on && marks.push({ kind, at: performance.now() });
+
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (config, ...rest) {
+  const text = typeof config === 'string' ? config : config.text;
+  if (!isWrite(text)) return query.call(this, config, ...rest);
+  mark('send');
+  // A pool's query passes a callback (and gets no promise back); a held client's returns a promise.
+  const callback = rest.findIndex((a) => typeof a === 'function');
+  if (callback >= 0) {
+    const done = rest[callback];
+    rest[callback] = (...args) => {
+      mark('answer');
+      return done(...args);
+    };
+  }
+  const result = query.call(this, config, ...rest);
+  if (typeof result?.then === 'function')
+    result.then(
+      () => mark('answer'),
+      () => undefined,
+    );
+  return result;
+};
+const prepare = Database.prototype.prepare;
+Database.prototype.prepare = function (sql) {
+  const statement = prepare.call(this, sql);
+  const kind = sql === 'BEGIN IMMEDIATE' ? 'send' : sql === 'COMMIT' ? 'answer' : undefined;
+  if (!kind) return statement;
+  const run = statement.run;
+  statement.run = function (...params) {
+    if (kind === 'send') mark(kind);
+    const out = run.apply(this, params);
+    if (kind === 'answer') mark(kind);
+    return out;
+  };
+  return statement;
+};
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function round() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-phases-'));
+  const databaseUrl = backend === 'sqlite' ? `file:${path.join(dir, 'bench.db')}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const scratch = await openScratchStore({ backend, databaseUrl });
+  try {
+    const log = new RunLog();
+    const tools = await log.registry();
+    const noop = tools.get('noop');
+    const run = noop.run;
+    noop.run = (input, ctx) => {
+      mark('tool');
+      return run(input, ctx);
+    };
+    await measureChain(backend, scratch.store, tools, log, 500, 10); // warm-up, not counted
+    marks = [];
+    on = true;
+    await measureChain(backend, scratch.store, tools, log, STEPS, 10);
+    on = false;
+    // Each tool start, then the first write sent after it and that write's answer, then the next tool start.
+    const before = [];
+    const write = [];
+    const after = [];
+    const steps = [];
+    for (let i = 0; i < marks.length; i++) {
+      if (marks[i].kind !== 'tool') continue;
+      const send = marks.slice(i + 1).find((m) => m.kind === 'send');
+      const answer = send && marks.slice(marks.indexOf(send) + 1).find((m) => m.kind === 'answer');
+      const next = answer && marks.slice(marks.indexOf(answer) + 1).find((m) => m.kind === 'tool');
+      if (!next) continue;
+      before.push(send.at - marks[i].at);
+      write.push(answer.at - send.at);
+      after.push(next.at - answer.at);
+      steps.push(next.at - marks[i].at);
+    }
+    const half = (list) => list.slice(Math.floor(list.length / 2));
+    return { before: median(half(before)), write: median(half(write)), after: median(half(after)), step: median(half(steps)) };
+  } finally {
+    await scratch.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (let i = 1; i <= Number(rounds); i++) {
+  const r = await round();
+  results.push(r);
+  console.log(
+    `round ${i}: step ${r.step.toFixed(3)} ms = before the write ${r.before.toFixed(3)} + the write ${r.write.toFixed(3)} + after it ${r.after.toFixed(3)} (medians)`,
+  );
+}
+const pick = (key) => median(results.map((r) => r[key])).toFixed(3);
+console.log(
+  `${backend}, median of ${results.length} rounds: step ${pick('step')} ms = before the write ${pick('before')} + the write ${pick('write')} + after it ${pick('after')}`,
+);
