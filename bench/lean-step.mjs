@@ -1,49 +1,104 @@
 #!/usr/bin/env node
-// A prototype of a lean PostgreSQL chain step (the perf issue's item 1), timed against the floor: the same
-// main writes as a step's one statement — two node rows (the finished node and the next one, with its
-// lease) checked against what the step expects in the UPDATE's WHERE, three events, the plan's updated_at —
-// from typed arrays (`unnest`), with no lock-only CTEs, no JSON in or out, and nothing else (no claim of
-// other ready nodes, no notify, no plan moves, no abort on a mismatch). Run as a named prepared statement
-// under plan_cache_mode `auto` (PostgreSQL's default: it kept planning this one afresh, a custom plan per
-// call) and `force_generic_plan`, alternating; p50 round trip of each, and of the floor's bare UPDATE.
+// Prototypes of a lean PostgreSQL chain step (the perf issue's item 1), timed against the floor. The
+// prototype makes the same main writes as a step's one statement — two node rows (the finished node, and
+// the next one with its lease) checked against what the step expects in the UPDATE's own WHERE, three
+// events, the plan's updated_at — from typed arrays (`unnest`), with no lock-only CTEs and no JSON in or
+// out, and nothing else (no claim of other ready nodes, no plan moves, no notify, no abort on a mismatch).
+// Variants add back parts of the real statement (src/store/sql/persist-postgres.ts), to see what each
+// costs. Each runs as a named prepared statement on a connection of its own, in alternating rounds; the
+// p50 round trip (send to answer) over the second half of a chain of 1,500 steps, and the floor's.
 //   npm run build && node bench/lean-step.mjs [rounds]
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): a scratch database is made.
 import pg from 'pg';
 import { openScratchStore } from '../dist/bench/scratch-store.js';
 import { chainPlan } from '../dist/bench/scenarios/shapes.js';
 import { measureFloor } from '../dist/bench/floor.js';
+import { openStore } from '../dist/store/index.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const STEPS = 1_500;
-const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NOW = `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`;
-const LEAN =
-  `WITH v AS (SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[], $10::bool[]) ` +
-  `AS v(id, exp_status, exp_token, status, exp_waiting, waiting, exp_taken, taken, output, claim)), ` +
-  `u AS (UPDATE nodes n SET status = v.status, waiting = v.waiting, taken = v.taken, output = COALESCE(v.output, n.output), ` +
-  `lease_owner = CASE WHEN v.claim THEN $11 END, lease_token = CASE WHEN v.claim THEN n.id || '.' || replace(gen_random_uuid()::text, '-', '') END, ` +
-  `lease_expires_at = CASE WHEN v.claim THEN ${NOW} + 10000 END, attempts = n.attempts + v.claim::int, ` +
-  `started_at = CASE WHEN v.claim THEN ${NOW} ELSE n.started_at END, finished_at = CASE WHEN v.claim THEN n.finished_at ELSE ${NOW} END, updated_at = ${NOW} ` +
-  `FROM v WHERE n.id = v.id AND n.id = ANY($1) AND n.status = v.exp_status AND n.waiting = v.exp_waiting AND n.taken = v.exp_taken ` +
-  `AND n.lease_token IS NOT DISTINCT FROM v.exp_token RETURNING n.id, n.lease_token), ` +
-  `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, at) ` +
-  `SELECT $12, x.node, 'status', 'engine', $11, x.f, x.t, x.r, NULL, ${NOW} FROM unnest($13::text[], $14::text[], $15::text[], $16::text[]) AS x(node, f, t, r)), ` +
-  `p AS (UPDATE plans SET updated_at = ${NOW} WHERE id = $12) ` +
-  `SELECT u.id, u.lease_token FROM u`;
+/** The real statement's description of a handed node's dependents (claim.ts's BASIS_DEPENDENTS). */
+const BASIS =
+  `(SELECT CASE WHEN count(*) <= 500 THEN COALESCE(json_agg(d ORDER BY d.k), '[]'::json) END FROM (SELECT e.id AS k, c.id AS "rowId", ` +
+  `c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken FROM edges e JOIN nodes c ON c.plan_id = e.plan_id ` +
+  `AND c.node_id = e.to_node WHERE e.plan_id = n.plan_id AND e.from_node = n.node_id LIMIT 501) d)`;
+
+/**
+ * The statement: `parts` adds the real statement's basis in RETURNING, rows out as json_agg with the
+ * plan's columns, the plan touch that skips a locked plan, and the lock-only CTEs gating the writes;
+ * `idle` adds its CTEs that do nothing in a chain step (plan moves, claims of other nodes, notify).
+ */
+function statement({ parts = false, idle = false }) {
+  const v =
+    `v AS (SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[], $10::bool[]) ` +
+    `AS v(id, exp_status, exp_token, status, exp_waiting, waiting, exp_taken, taken, output, claim))`;
+  const locks = parts
+    ? `, l AS (SELECT n.id FROM nodes n JOIN v ON v.id = n.id WHERE n.id = ANY($1) AND n.status = v.exp_status AND n.waiting = v.exp_waiting ` +
+      `AND n.taken = v.exp_taken AND (v.exp_token IS NULL OR n.lease_token = v.exp_token) ORDER BY n.id FOR UPDATE OF n), ` +
+      `pl AS (SELECT p.id FROM plans p WHERE p.id = $12 AND p.status = 'running' FOR KEY SHARE OF p), ` +
+      `ok AS (SELECT count(*) = 2 AND (SELECT count(*) FROM pl) = 1 AS ok FROM l)`
+    : '';
+  const gate = parts ? ' AND (SELECT ok FROM ok)' : '';
+  const returning =
+    `n.id AS "rowId", n.plan_id AS "planId", n.node_id AS "nodeId", n.type, n.label, n.attributes, n.attempts, n.waiting, n.taken, ` +
+    `n.lease_token AS "token", n.lease_expires_at AS "leaseExpiresAt", v.claim` +
+    (parts ? `, CASE WHEN v.claim THEN ${BASIS} END AS "dependents"` : '');
+  const u =
+    `u AS (UPDATE nodes n SET status = v.status, waiting = v.waiting, taken = v.taken, output = COALESCE(v.output, n.output), ` +
+    `lease_owner = CASE WHEN v.claim THEN $11 END, lease_token = CASE WHEN v.claim THEN n.id || '.' || replace(gen_random_uuid()::text, '-', '') END, ` +
+    `lease_expires_at = CASE WHEN v.claim THEN ${NOW} + 10000 END, attempts = n.attempts + v.claim::int, ` +
+    `started_at = CASE WHEN v.claim THEN ${NOW} ELSE n.started_at END, finished_at = CASE WHEN v.claim THEN n.finished_at ELSE ${NOW} END, updated_at = ${NOW} ` +
+    `FROM v WHERE n.id = v.id AND n.id = ANY($1) AND n.status = v.exp_status AND n.waiting = v.exp_waiting AND n.taken = v.exp_taken ` +
+    `AND n.lease_token IS NOT DISTINCT FROM v.exp_token${gate} RETURNING ${returning})`;
+  const events =
+    `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, at) ` +
+    `SELECT $12, x.node, 'status', 'engine', $11, x.f, x.t, x.r, NULL, ${NOW} FROM unnest($13::text[], $14::text[], $15::text[], $16::text[]) AS x(node, f, t, r)` +
+    `${parts ? ' WHERE (SELECT ok FROM ok)' : ''})`;
+  const touch = parts
+    ? `pt AS (SELECT p.id FROM plans p WHERE p.id = ANY(ARRAY(SELECT "planId" FROM u)) ORDER BY p.id FOR NO KEY UPDATE OF p SKIP LOCKED), ` +
+      `ptu AS (UPDATE plans SET updated_at = ${NOW} WHERE plans.id = ANY(ARRAY(SELECT id FROM pt)))`
+    : `p AS (UPDATE plans SET updated_at = ${NOW} WHERE id = $12)`;
+  const nothing = idle
+    ? `, pv AS (SELECT * FROM json_to_recordset(CAST($17 AS json)) AS pv(plan_id text, from_status text, to_status text, set_error boolean, error text)), ` +
+      `pu AS (UPDATE plans SET status = pv.to_status, error = CASE WHEN pv.set_error THEN pv.error ELSE plans.error END, updated_at = ${NOW} ` +
+      `FROM pv WHERE plans.id = pv.plan_id AND plans.id = ANY($18::text[]) AND plans.status = pv.from_status RETURNING plans.id), ` +
+      `c AS (SELECT n.id FROM nodes n WHERE n.status = 'ready' AND n.held = 0 AND n.run_after <= ${NOW} ` +
+      `AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running' AND n.id NOT IN (SELECT id FROM v) ORDER BY n.run_after, n.id ` +
+      `LIMIT $19::int FOR UPDATE OF n SKIP LOCKED), ` +
+      `cu AS (UPDATE nodes SET status = 'running', lease_owner = $11, attempts = nodes.attempts + 1 FROM c WHERE nodes.id = c.id RETURNING nodes.id), ` +
+      `nt AS (SELECT pg_notify('dotplan_lean', x) FROM unnest($20::text[]) AS x)`
+    : '';
+  const more = idle ? `(SELECT count(*) FROM nt) AS "notified", (SELECT json_agg(id) FROM pu) AS "plans", (SELECT json_agg(id) FROM cu) AS "claimed", ` : '';
+  const out = parts
+    ? `SELECT ${more}(SELECT json_agg(x) FROM (SELECT u.*, pp.params, pp.attributes AS "planAttributes", pp.status AS "planStatus", pp.mode AS "planMode", ` +
+      `pp.revision AS "planRevision", pp.root_plan_id AS "planRoot", pp.agent_code AS "planAgent" FROM u CROSS JOIN LATERAL ` +
+      `(SELECT * FROM plans p WHERE p.id = u."planId") pp ORDER BY u."rowId") x) AS "rows"`
+    : `SELECT ${more}u."rowId", u.token FROM u`;
+  return `WITH ${v}${locks}, ${u}, ${events}, ${touch}${nothing} ${out}`;
+}
+
+const VARIANTS = {
+  'prototype, planned per call (plan_cache_mode auto)': { mode: 'auto' },
+  'prototype (a generic plan)': { mode: 'force_generic_plan' },
+  '+ basis, json_agg out, touch skipping locked, lock CTEs': { mode: 'force_generic_plan', parts: true },
+  '+ the CTEs idle in a chain step (plan moves, claims, notify)': { mode: 'force_generic_plan', parts: true, idle: true },
+};
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** One chain of STEPS lean steps on its own connection in `mode`; the p50 round trip over its second half, in ms. */
-async function chain(url, mode) {
-  const store = (await import('../dist/store/index.js')).openStore;
-  const opened = await store({ url });
-  const plan = await opened.plans.create(chainPlan(STEPS + 1));
-  await opened.close();
-  const client = new pg.Client({ connectionString: url, options: `-c jit=off -c plan_cache_mode=${mode}` });
+/** A chain of STEPS steps by `variant` on a connection of its own; the p50 round trip over its second half, in ms. */
+async function chain(url, name, variant) {
+  const store = await openStore({ url });
+  const plan = await store.plans.create(chainPlan(STEPS + 1));
+  await store.close();
+  const client = new pg.Client({ connectionString: url, options: `-c jit=off -c plan_cache_mode=${variant.mode}` });
   await client.connect();
   try {
     const rows = (await client.query('SELECT id, node_id FROM nodes WHERE plan_id = $1 ORDER BY id', [plan.id])).rows;
     await client.query(`UPDATE nodes SET status = 'running', waiting = 0, lease_owner = 'w', lease_token = 't', attempts = 1 WHERE id = $1`, [rows[0].id]);
+    const text = statement(variant);
+    const statementName = `lean_${Object.keys(VARIANTS).indexOf(name)}`;
     let token = 't';
     const times = [];
     for (let i = 0; i < STEPS; i++) {
@@ -65,13 +120,15 @@ async function chain(url, mode) {
         ['running', 'pending', 'ready'],
         ['done', 'ready', 'running'],
         [null, 'its dependencies are met', 'claimed by w'],
+        ...(variant.idle ? ['[]', [], 9, []] : []),
       ];
       const started = performance.now();
-      const result = await client.query({ name: 'lean_step', text: LEAN, values });
+      const result = await client.query({ name: statementName, text, values });
       times.push(performance.now() - started);
-      const next = result.rows.find((r) => r.id === b.id);
-      if (result.rows.length !== 2 || !next?.lease_token) throw new Error(`step ${i}: the lean statement wrote ${result.rows.length} rows`);
-      token = next.lease_token;
+      const written = variant.parts ? (result.rows[0]?.rows ?? []) : result.rows;
+      const next = written.find((r) => r.rowId === b.id);
+      if (written.length !== 2 || !next?.token) throw new Error(`${name}, step ${i}: the statement wrote ${written.length} node rows`);
+      token = next.token;
     }
     return median(times.slice(STEPS / 2));
   } finally {
@@ -79,18 +136,18 @@ async function chain(url, mode) {
   }
 }
 
-const scratch = await openScratchStore({ backend: 'postgres', databaseUrl: server });
+const scratch = await openScratchStore({ backend: 'postgres', databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
 const url = scratch.store.target?.url;
-await scratch.store.close();
 try {
-  const results = { auto: [], force_generic_plan: [], floor: [] };
+  const results = { ...Object.fromEntries(Object.keys(VARIANTS).map((name) => [name, []])), 'the floor (a bare UPDATE)': [] };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const mode of r % 2 === 0 ? ['auto', 'force_generic_plan'] : ['force_generic_plan', 'auto']) results[mode].push(await chain(url, mode));
+    const names = Object.keys(VARIANTS);
+    for (const name of r % 2 === 0 ? names : [...names].reverse()) results[name].push(await chain(url, name, VARIANTS[name]));
     const floor = await measureFloor({ connectionString: url, rateMs: 200 });
-    results.floor.push(floor.find((f) => f.scenario === 'floor-latency').value);
+    results['the floor (a bare UPDATE)'].push(floor.find((f) => f.scenario === 'floor-latency').value);
   }
   for (const [name, list] of Object.entries(results)) {
-    console.log(`${name.padEnd(19)} p50 ${median(list).toFixed(3)} ms (rounds: ${list.map((x) => x.toFixed(3)).join(', ')})`);
+    console.log(`${median(list).toFixed(3)} ms  ${name} (rounds: ${list.map((x) => x.toFixed(3)).join(', ')})`);
   }
 } finally {
   await scratch.dispose();
