@@ -2,7 +2,7 @@
  * The leases a worker holds, in memory its lease thread shares: the main thread writes a token into a
  * slot when it claims a node and clears the slot when the node's result is written; the thread reads
  * the slots when it renews. Nothing is sent between the threads per node (a message per claim woke
- * the thread each time, some 0.02 ms of a 0.2 ms SQLite chain step), and the thread is no more up to
+ * the thread each time: some 0.01 ms of a 0.2 ms SQLite chain step), and the thread is no more up to
  * date than it needs to be: a renewal reads what is held then.
  *
  * One writer (the main thread), one reader (the lease thread). Each slot has a sequence number that
@@ -17,7 +17,7 @@ export class HeldLeases {
   readonly #length: Int32Array;
   readonly #bytes: Uint8Array;
   readonly #slots: number;
-  /** Writer side: where each token is, and the free slots (the highest first taken last). */
+  /** Writer side: where each token is, and the free slots (the lowest taken first). */
   readonly #slotOf = new Map<string, number>();
   readonly #free: number[];
 
