@@ -14,16 +14,17 @@
 // the same finish path 10,000 times, while a cold plain chain is still warming up through its 500 steps.
 //   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu] [--warm=<n>]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { openScratchFor } from '../dist/bench/scratch-store.js';
+import { percentile } from '../dist/bench/stats.js';
 import { measureChain } from '../dist/bench/scenarios/chain.js';
 import { measureAgentChain } from '../dist/bench/scenarios/agents.js';
 import { RunLog } from '../dist/bench/scenarios/run-log.js';
 import { measureThroughput } from '../dist/bench/scenarios/throughput.js';
+
+/** The median as the bench takes its p50s (stats.ts: nearest rank). */
+const p50 = (values) => percentile(values, 50);
 
 const args = process.argv.slice(2);
 const timed = args.includes('--timed');
@@ -104,13 +105,9 @@ function cpuPerStep(tools) {
   };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** One round on a fresh database: the plain chain's and the agent chain's p50 step, in ms. */
 async function round(counted = false) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-agent-step-'));
-  const databaseUrl = backend === 'sqlite' ? `file:${path.join(dir, 'bench.db')}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const scratch = await openScratchStore({ backend, databaseUrl });
+  const scratch = await openScratchFor(backend);
   try {
     const log = new RunLog();
     const tools = await log.registry();
@@ -132,7 +129,6 @@ async function round(counted = false) {
     return { plain, agent, ratio: agent / plain, ...(steps ? { plainCpu, agentCpu } : {}) };
   } finally {
     await scratch.dispose();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -143,7 +139,7 @@ for (let i = 1; i <= Number(rounds); i++) {
   const spent = cpu ? `; worker CPU per step: plain ${r.plainCpu.toFixed(3)} ms, agent ${r.agentCpu.toFixed(3)} ms` : '';
   console.log(`round ${i}: plain step ${r.plain.toFixed(3)} ms, agent step ${r.agent.toFixed(3)} ms, ratio ${r.ratio.toFixed(2)}×${spent}`);
 }
-const pick = (key) => median(results.map((r) => r[key]));
+const pick = (key) => p50(results.map((r) => r[key]));
 const spentAll = cpu ? `; worker CPU per step: plain ${pick('plainCpu').toFixed(3)} ms, agent ${pick('agentCpu').toFixed(3)} ms` : '';
 console.log(
   `${backend}, median of ${results.length}: plain step ${pick('plain').toFixed(3)} ms, agent step ${pick('agent').toFixed(3)} ms, ratio ${pick('ratio').toFixed(2)}×${spentAll}`,
@@ -151,15 +147,15 @@ console.log(
 if (count) {
   // Counted in a round of its own, after the timed ones: the wrapper's cost stays out of their figures.
   const counted = await round(true);
-  for (const [chain, steps, p50] of [
+  for (const [chain, steps, stepP50] of [
     ['agent', AGENT_STEPS, counted.agent],
     ['plain', PLAIN_STEPS, counted.plain],
   ]) {
     const total = [...calls[chain].values()].reduce((a, b) => a + b, 0);
     // A statement's typical time is its median call (a checkpointing COMMIT is not typical), times its calls per step.
-    const perStep = (text, n) => (times[chain].has(text) ? (median(times[chain].get(text)) * n) / steps : undefined);
+    const perStep = (text, n) => (times[chain].has(text) ? (p50(times[chain].get(text)) * n) / steps : undefined);
     const sum = [...calls[chain]].reduce((a, [text, n]) => a + (perStep(text, n) ?? 0), 0);
-    const timedSum = timed ? `; their median times add up to ${sum.toFixed(3)} ms per step (the step's p50 in this round: ${p50.toFixed(3)} ms)` : '';
+    const timedSum = timed ? `; their median times add up to ${sum.toFixed(3)} ms per step (the step's p50 in this round: ${stepP50.toFixed(3)} ms)` : '';
     console.log(`statements per ${chain} step (${steps} steps, an extra round): ${(total / steps).toFixed(1)}${timedSum}`);
     for (const [text, n] of [...calls[chain]].sort((a, b) => (perStep(b[0], b[1]) ?? b[1]) - (perStep(a[0], a[1]) ?? a[1]))) {
       if (n < steps / 10) continue;

@@ -10,10 +10,14 @@
 //   npm run build && node bench/lean-step.mjs [rounds]
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): a scratch database is made.
 import pg from 'pg';
-import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { openScratchFor } from '../dist/bench/scratch-store.js';
+import { percentile } from '../dist/bench/stats.js';
 import { chainPlan } from '../dist/bench/scenarios/shapes.js';
 import { measureFloor } from '../dist/bench/floor.js';
 import { openStore } from '../dist/store/index.js';
+
+/** The median as the bench takes its p50s (stats.ts: nearest rank). */
+const p50 = (values) => percentile(values, 50);
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const STEPS = 1_500;
@@ -85,8 +89,6 @@ const VARIANTS = {
   '+ the CTEs idle in a chain step (plan moves, claims, notify)': { mode: 'force_generic_plan', parts: true, idle: true },
 };
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** A chain of STEPS steps by `variant` on a connection of its own; the p50 round trip over its second half, in ms. */
 async function chain(url, name, variant) {
   const store = await openStore({ url });
@@ -130,13 +132,13 @@ async function chain(url, name, variant) {
       if (written.length !== 2 || !next?.token) throw new Error(`${name}, step ${i}: the statement wrote ${written.length} node rows`);
       token = next.token;
     }
-    return median(times.slice(STEPS / 2));
+    return p50(times.slice(STEPS / 2));
   } finally {
     await client.end();
   }
 }
 
-const scratch = await openScratchStore({ backend: 'postgres', databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+const scratch = await openScratchFor('postgres');
 const url = scratch.store.target?.url;
 try {
   const results = { ...Object.fromEntries(Object.keys(VARIANTS).map((name) => [name, []])), 'the floor (a bare UPDATE)': [] };
@@ -147,7 +149,7 @@ try {
     results['the floor (a bare UPDATE)'].push(floor.find((f) => f.scenario === 'floor-latency').value);
   }
   for (const [name, list] of Object.entries(results)) {
-    console.log(`${median(list).toFixed(3)} ms  ${name} (rounds: ${list.map((x) => x.toFixed(3)).join(', ')})`);
+    console.log(`${p50(list).toFixed(3)} ms  ${name} (rounds: ${list.map((x) => x.toFixed(3)).join(', ')})`);
   }
 } finally {
   await scratch.dispose();

@@ -3,11 +3,15 @@
 // with synchronous=NORMAL, as dotplan opens its file) on better-sqlite3 and on libsql, in alternating
 // rounds of 5,000 transactions; the median time per transaction of each round, then the median round.
 // For comparing SQLite drivers (the perf issue's install-time question); libsql is not a dependency:
-//   npm i --no-save libsql && node bench/sqlite-drivers.mjs [rounds]
+//   npm run build && npm i --no-save libsql && node bench/sqlite-drivers.mjs [rounds]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { percentile } from '../dist/bench/stats.js';
+
+/** The median as the bench takes its p50s (stats.ts: nearest rank). */
+const p50 = (values) => percentile(values, 50);
 
 const require = createRequire(import.meta.url);
 const drivers = { 'better-sqlite3': require('better-sqlite3'), libsql: require('libsql') };
@@ -61,15 +65,11 @@ function round(name) {
       commit.run();
       times.push(Number(process.hrtime.bigint() - started) / 1000);
     }
-    return median(times);
+    return p50(times);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function median(values) {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 const results = Object.fromEntries(Object.keys(drivers).map((name) => [name, []]));
@@ -78,5 +78,5 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const name of order) results[name].push(round(name));
 }
 for (const [name, list] of Object.entries(results)) {
-  console.log(`${name.padEnd(15)} ${median(list).toFixed(1)} µs per transaction (rounds: ${list.map((x) => x.toFixed(1)).join(', ')})`);
+  console.log(`${name.padEnd(15)} ${p50(list).toFixed(1)} µs per transaction (rounds: ${list.map((x) => x.toFixed(1)).join(', ')})`);
 }

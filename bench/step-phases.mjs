@@ -5,14 +5,15 @@
 // node's tool start (the worker's work after it). Medians over the second half of a warm chain, per round.
 //   npm run build && node bench/step-phases.mjs [sqlite|postgres] [rounds]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { openScratchFor } from '../dist/bench/scratch-store.js';
+import { percentile } from '../dist/bench/stats.js';
 import { measureChain } from '../dist/bench/scenarios/chain.js';
 import { RunLog } from '../dist/bench/scenarios/run-log.js';
+
+/** The median as the bench takes its p50s (stats.ts: nearest rank). */
+const p50 = (values) => percentile(values, 50);
 
 const [backend = 'postgres', rounds = '3'] = process.argv.slice(2);
 const STEPS = 2_000;
@@ -60,12 +61,8 @@ Database.prototype.prepare = function (sql) {
   return statement;
 };
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 async function round() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-phases-'));
-  const databaseUrl = backend === 'sqlite' ? `file:${path.join(dir, 'bench.db')}` : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const scratch = await openScratchStore({ backend, databaseUrl });
+  const scratch = await openScratchFor(backend);
   try {
     const log = new RunLog();
     const tools = await log.registry();
@@ -97,10 +94,9 @@ async function round() {
       steps.push(next.at - marks[i].at);
     }
     const half = (list) => list.slice(Math.floor(list.length / 2));
-    return { before: median(half(before)), write: median(half(write)), after: median(half(after)), step: median(half(steps)) };
+    return { before: p50(half(before)), write: p50(half(write)), after: p50(half(after)), step: p50(half(steps)) };
   } finally {
     await scratch.dispose();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -112,7 +108,7 @@ for (let i = 1; i <= Number(rounds); i++) {
     `round ${i}: step ${r.step.toFixed(3)} ms = before the write ${r.before.toFixed(3)} + the write ${r.write.toFixed(3)} + after it ${r.after.toFixed(3)} (medians)`,
   );
 }
-const pick = (key) => median(results.map((r) => r[key])).toFixed(3);
+const pick = (key) => p50(results.map((r) => r[key])).toFixed(3);
 console.log(
   `${backend}, median of ${results.length} rounds: step ${pick('step')} ms = before the write ${pick('before')} + the write ${pick('write')} + after it ${pick('after')}`,
 );

@@ -8,7 +8,7 @@
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): a scratch database is made.
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
-import { openScratchStore } from '../dist/bench/scratch-store.js';
+import { openScratchFor } from '../dist/bench/scratch-store.js';
 import { RunLog } from '../dist/bench/scenarios/run-log.js';
 import { runPlan } from '../dist/bench/scenarios/run-plan.js';
 import { independentPlan } from '../dist/bench/scenarios/shapes.js';
@@ -32,7 +32,7 @@ function serverCpu() {
   return total;
 }
 
-const scratch = await openScratchStore({ backend: 'postgres', databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+const scratch = await openScratchFor('postgres');
 try {
   const log = new RunLog();
   const tools = await log.registry();

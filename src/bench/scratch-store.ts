@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
@@ -39,6 +42,27 @@ export async function openScratchStore(target: DotplanBenchTarget): Promise<Scra
         await store.close();
       } finally {
         await drop();
+      }
+    },
+  };
+}
+
+/**
+ * A scratch store of `backend` for a measuring script under bench/: SQLite in a file of a temporary
+ * folder (removed with it), PostgreSQL in a throw-away database on DATABASE_URL's server (default: the
+ * local one).
+ */
+export async function openScratchFor(backend: DotplanBenchTarget['backend'], env: NodeJS.ProcessEnv = process.env): Promise<ScratchStore> {
+  if (backend === 'postgres') return openScratchStore({ backend, databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-scratch-'));
+  const scratch = await openScratchStore({ backend, databaseUrl: `file:${path.join(dir, 'bench.db')}` });
+  return {
+    store: scratch.store,
+    async dispose() {
+      try {
+        await scratch.dispose();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
     },
   };

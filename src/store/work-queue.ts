@@ -140,7 +140,7 @@ export class SqlWorkQueue implements WorkQueue {
       ]);
       const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
       const dependentsIn = new Map(planIds.map((id, i) => [id, dependents[i] ?? aheadOf.get(id)!.own]));
-      for (const ahead of aheads) await knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own });
+      await Promise.all(aheads.map((ahead) => knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own })));
       const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
       const byPlan = new Map<string, LoadedPlan>();
       const valid: AttemptReport[] = [];

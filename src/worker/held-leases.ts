@@ -17,6 +17,8 @@ export class HeldLeases {
   readonly #length: Int32Array;
   readonly #bytes: Uint8Array;
   readonly #slots: number;
+  /** What the table is kept in: the lease thread builds its own HeldLeases on it (workerData). */
+  readonly memory: SharedArrayBuffer;
   /** Writer side: where each token is, and the free slots (the lowest taken first). */
   readonly #slotOf = new Map<string, number>();
   readonly #free: number[];
@@ -27,6 +29,7 @@ export class HeldLeases {
   }
 
   constructor(memory: SharedArrayBuffer) {
+    this.memory = memory;
     this.#slots = memory.byteLength / (8 + HeldLeases.TOKEN_BYTES);
     if (!Number.isInteger(this.#slots)) throw new RangeError('HeldLeases: the memory was not made by HeldLeases.memory');
     this.#sequence = new Int32Array(memory, 0, this.#slots);

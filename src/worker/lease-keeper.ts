@@ -36,7 +36,6 @@ export class LeaseKeeper {
   readonly #held = new Set<string>();
   /** The held leases the thread reads by itself; those that do not fit are told by message. */
   readonly #shared: HeldLeases;
-  readonly #memory: SharedArrayBuffer;
   /** Leases taken and let go, not in shared memory, that the thread has not been told of yet (told once per turn of the event loop). */
   readonly #toHold = new Set<string>();
   readonly #toRelease = new Set<string>();
@@ -52,8 +51,7 @@ export class LeaseKeeper {
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.#everyMs = Math.max(50, Math.floor(options.leaseMs / 3));
-    this.#memory = HeldLeases.memory(options.slots ?? 1024);
-    this.#shared = new HeldLeases(this.#memory);
+    this.#shared = new HeldLeases(HeldLeases.memory(options.slots ?? 1024));
     this.started = new Promise((resolve) => (this.#startedResolve = resolve));
   }
 
@@ -67,7 +65,7 @@ export class LeaseKeeper {
     // Until the thread has its connection (a moment; longer from the TypeScript sources), the main thread renews.
     this.#timer = setInterval(() => void this.#renewHere(), this.#everyMs);
     if (!target) return (this.#onMainThread(), this);
-    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#memory };
+    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#shared.memory };
     try {
       this.#thread = newThread(data);
     } catch (error) {
