@@ -70,7 +70,7 @@ export async function benchGraphileWorker(options: GraphileBenchOptions): Promis
     }
     const results: BenchResult[] = [];
     results.push(await measureThroughput(gw, base, admin, jobs));
-    results.push(...(await measureChain(gw, base, chain)));
+    results.push(...(await measureChain(gw, base, admin, chain)));
     return results;
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${admin.escapeIdentifier(schema)} CASCADE`).catch((e: unknown) => {
@@ -114,13 +114,14 @@ async function measureThroughput(gw: GraphileWorkerModule, base: BaseOptions, ad
   const runner = await gw.run({ ...base, taskList, events });
   try {
     const finished = await withTimeout(done.promise, 60_000 + jobs * 10, `${jobs} graphile-worker jobs`);
+    await untilQueueEmpty(admin, base.schema);
     return throughputResult('graphile-worker', jobs, finished - started);
   } finally {
     await runner.stop();
   }
 }
 
-async function measureChain(gw: GraphileWorkerModule, base: BaseOptions, chain: number): Promise<BenchResult[]> {
+async function measureChain(gw: GraphileWorkerModule, base: BaseOptions, admin: pg.Client, chain: number): Promise<BenchResult[]> {
   const starts: number[] = [];
   const done = settle<void>();
   const events: WorkerEvents = new EventEmitter();
@@ -137,9 +138,26 @@ async function measureChain(gw: GraphileWorkerModule, base: BaseOptions, chain: 
   try {
     await runner.addJob(CHAIN, { step: 0 });
     await withTimeout(done.promise, 60_000 + chain * 100, `a ${chain}-job graphile-worker chain`);
+    await untilQueueEmpty(admin, base.schema);
     return chainLatencyResults('graphile-worker', starts);
   } finally {
     await runner.stop();
+  }
+}
+
+/**
+ * Waits until graphile-worker has written every completion. It emits `job:complete` (and a task
+ * returns) before the job's row is deleted, and that delete is not awaited by `runner.stop()`:
+ * dropping the schema right after stopping made the pending delete fail as an unhandled rejection.
+ */
+async function untilQueueEmpty(admin: pg.Client, schema: string): Promise<void> {
+  const jobs = `${admin.escapeIdentifier(schema)}._private_jobs`;
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    const res = await admin.query<{ left: number }>(`SELECT count(*)::int AS left FROM ${jobs}`);
+    if (res.rows[0]?.left === 0) return;
+    if (performance.now() > deadline) throw new Error(`graphile-worker left ${res.rows[0]?.left} job(s) uncompleted after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
