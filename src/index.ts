@@ -43,6 +43,15 @@ export type { Notice } from './notify/notice.js';
 export { NOTIFIER_TYPES, type NotifierConfig, type NotifierType } from './notify/targets.js';
 export type { Config } from './config/defaults.js';
 
+// Tokens: the API tokens of `dotplan serve`, each with a scope.
+export { DotplanTokens, TOKEN_SCOPES, scopeAllows, type TokenScope, type TokenRecord } from './operations/tokens.js';
+
+// The HTTP API (`dotplan.http()`, `dotplan serve`).
+export type { HttpApi, HttpOptions } from './http/app.js';
+export type { HttpEnv, Principal } from './http/auth.js';
+export { TooManyStreamsError, type EventHub, type EventHubOptions, type HubFilter } from './http/event-hub.js';
+export type { OpenStreams, StreamOptions } from './http/routes/streams.js';
+
 // What the methods return.
 export type { Backend, EdgeRecord, EventRecord, Following, NodeRecord, ParentNode, PlanRecord, RevisionRecord } from './store/types.js';
 export type { AgentDefinition, AgentKind } from './agents/types.js';

@@ -15,6 +15,8 @@ export interface GlobalFlags {
   concurrency?: string;
   leaseMs?: string;
   llmSlots?: string;
+  host?: string;
+  port?: string;
 }
 
 /** What a command needs, built lazily: resolving config is cheap, opening the store is not. */
@@ -49,6 +51,8 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
       concurrency: flags.concurrency,
       leaseMs: flags.leaseMs,
       llmSlots: flags.llmSlots,
+      host: flags.host,
+      port: flags.port,
     },
     env: io.env,
     cwd: io.cwd,

@@ -126,6 +126,15 @@ export interface Config {
     /** Child plans one root's tree may make in all (CHILD_PLANS_EXCEEDED past it). Default: 100. Env `DOTPLAN_MAX_CHILD_PLANS`. */
     maxChildPlans: number;
   };
+  /** `dotplan serve`: the HTTP API (and, later, the web UI). */
+  serve: {
+    /** Address to listen on. A non-loopback one is refused while no API token exists. Default: '127.0.0.1'. Env `DOTPLAN_SERVE_HOST`, flag `--host`. */
+    host: string;
+    /** Port to listen on (0: any free one). Default: 8370. Env `DOTPLAN_SERVE_PORT`, flag `--port`. */
+    port: number;
+    /** Requests one token (or the anonymous local user) may make per minute; past it, 429 with Retry-After. 0: no limit. Default: 600. Env `DOTPLAN_RATE_LIMIT`. */
+    rateLimit: number;
+  };
   /** The config file that was read, if any (absolute path). */
   configFile?: string;
 }
@@ -146,6 +155,7 @@ export function defaultConfig(): Config {
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
     reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s', maxReplyBytes: DEFAULT_MAX_REPLY_BYTES },
+    serve: { host: '127.0.0.1', port: 8370, rateLimit: 600 },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes, maxPlanDepth: 4, maxChildPlans: 100 },
   };
 }

@@ -42,6 +42,10 @@ export interface ConfigFlags {
   leaseMs?: string | number;
   /** `--llm-slots <n>` */
   llmSlots?: string | number;
+  /** `serve --host <address>` */
+  host?: string;
+  /** `serve --port <n>` */
+  port?: string | number;
 }
 
 type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean' | 'agents';
@@ -78,6 +82,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'reflection.resultChars', env: 'DOTPLAN_RESULT_CHARS', kind: 'positiveInt' },
   { key: 'reflection.retryDelay', env: 'DOTPLAN_LLM_RETRY_DELAY', kind: 'duration' },
   { key: 'reflection.maxReplyBytes', env: 'DOTPLAN_MAX_REPLY_BYTES', kind: 'positiveInt' },
+  { key: 'serve.host', env: 'DOTPLAN_SERVE_HOST', flag: 'host', flagName: '--host', kind: 'text' },
+  { key: 'serve.port', env: 'DOTPLAN_SERVE_PORT', flag: 'port', flagName: '--port', kind: 'count' },
+  { key: 'serve.rateLimit', env: 'DOTPLAN_RATE_LIMIT', kind: 'count' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },
   { key: 'limits.maxPlanDepth', env: 'DOTPLAN_MAX_PLAN_DEPTH', kind: 'positiveInt' },

@@ -8,11 +8,14 @@ export const ERROR_CODES = [
   'ILLEGAL_TRANSITION', // a status move its driver may not make
   'NOT_FOUND', // a plan, node, template or tool that does not exist
   'CONFLICT', // e.g. answering twice with a different text, a lost lease
+  'TOKEN_EXISTS', // a live API token has that name already: choose another name, or revoke that token first (`dotplan token revoke <name>`)
+  'TOKEN_NOT_FOUND', // no live API token has that name (a revoked one is gone): `dotplan token list` shows the live ones
   'TOOL_FAILED', // a tool threw; `retryable` says whether another attempt may help
   'LLM_FAILED', // a call to the LLM endpoint failed after its retries, or its reply could not be used
   'DATABASE', // the store could not do its work
   'CONFIG', // configuration could not be resolved
   'USAGE', // the command line itself is wrong (unknown command, a flag value that is not allowed): exit 2
+  'TOO_MANY_STREAMS', // the server already serves as many live event streams as it may: close one, or raise its limit (`maxSubscribers`)
   'INTERNAL', // a bug
 ] as const;
 /** What kind of refusal or failure an error is (see {@link ERROR_CODES}). */
@@ -29,18 +32,21 @@ export class DotplanError extends Error {
   }
 }
 
-/** A plan, node, revision, template or tool that does not exist (`NOT_FOUND`). */
+/** A plan, node, revision, template or tool that does not exist (`NOT_FOUND`); an API token (`TOKEN_NOT_FOUND`). */
 export class NotFoundError extends DotplanError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('NOT_FOUND', message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: 'NOT_FOUND' | 'TOKEN_NOT_FOUND' }) {
+    super(options?.code ?? 'NOT_FOUND', message, options);
     this.name = 'NotFoundError';
   }
 }
 
-/** A command that contradicts what was done before: a different answer to an answered node, a lost lease (`CONFLICT`). */
+/**
+ * A command that contradicts what was done before: a different answer to an answered node, a lost lease
+ * (`CONFLICT`); a new API token named as a live one (`TOKEN_EXISTS`).
+ */
 export class ConflictError extends DotplanError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('CONFLICT', message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: 'CONFLICT' | 'TOKEN_EXISTS' }) {
+    super(options?.code ?? 'CONFLICT', message, options);
     this.name = 'ConflictError';
   }
 }

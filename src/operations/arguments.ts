@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import { shown } from '../errors/describe-issue.js';
+import { TOKEN_SCOPES } from '../model/token-scopes.js';
 import { DRIVERS, EVENT_KINDS, PLAN_STATUSES } from '../model/types.js';
 import { checkArguments } from './check-arguments.js';
 import { agentList, configOverrides, toolList } from './option-schemas.js';
 
 /**
  * What each library call accepts, one schema per call, by parameter name: `Dotplan`'s methods,
- * `events.list` / `events.follow` and `openDotplan` check their arguments here before they read or
- * write anything. A method added to `Dotplan` adds its line to SIGNATURES.
+ * `events.list` / `events.follow`, `tokens.create` / `revoke` / `verify` and `openDotplan` check their
+ * arguments here before they read or write anything. A method added to `Dotplan` adds its line to SIGNATURES.
  */
 
 const id = z.string().min(1);
@@ -89,6 +91,11 @@ const eventInput = z.strictObject({
   detail: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** A new API token's name: what `dotplan token list` and the server's logs show. */
+const tokenName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, {
+  error: (issue) => `must be 1 to 64 letters, digits, ".", "_" or "-" (got ${shown(issue.input)})`,
+});
+
 const planId = { planId: id };
 const nodeCall = { planId: id, nodeId: id, options: commandOptions };
 const planCall = { planId: id, options: commandOptions };
@@ -158,9 +165,22 @@ export const SIGNATURES = {
       })
       .optional(),
   },
+  http: {
+    options: z
+      .strictObject({
+        rateLimit: z.number().int().min(0).optional(),
+        keepAliveMs: z.number().int().positive().optional(),
+        idleMs: z.number().int().positive().optional(),
+        logError: fn.optional(),
+      })
+      .optional(),
+  },
   'events.list': { query: eventQuery.optional() },
   'events.follow': { query: eventQuery, onEvent: fn },
   'events.append': { events: z.array(eventInput) },
+  'tokens.create': { input: z.strictObject({ name: tokenName, scope: z.enum(TOKEN_SCOPES), by: id.optional() }) },
+  'tokens.revoke': { name: id },
+  'tokens.verify': { secret: text },
 } satisfies Record<string, z.core.$ZodLooseShape>;
 
 export type Signature = keyof typeof SIGNATURES;

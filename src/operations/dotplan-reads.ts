@@ -15,6 +15,7 @@ import { checked } from './arguments.js';
 import { DotplanEvents } from './events.js';
 import type { RenderInput, RevisionDiff, RevisionEntry } from './options.js';
 import { inbox, type InboxEntry } from './inbox.js';
+import { DotplanTokens } from './tokens.js';
 import { agentHistory, childMarks, planTree, type AgentHistory, type TreeView } from './tree-views.js';
 import type { RenderFormat, ReportFormat } from './views.js';
 import { waitingFor } from './waiting-for.js';
@@ -26,6 +27,7 @@ import { waitingFor } from './waiting-for.js';
  */
 export class DotplanReads {
   readonly #events: DotplanEvents;
+  readonly #tokens: DotplanTokens;
 
   /** @internal The CLI and {@link openDotplan} make one; a service calls `openDotplan`. */
   constructor(
@@ -41,6 +43,7 @@ export class DotplanReads {
     readonly agents: AgentRegistry = new AgentRegistry(),
   ) {
     this.#events = new DotplanEvents(store);
+    this.#tokens = new DotplanTokens(store);
   }
 
   /** The database the plans are in. */
@@ -51,6 +54,15 @@ export class DotplanReads {
   /** The audit log: `list` and `follow` (the same query for both), `lastId`, `append`. */
   get events(): DotplanEvents {
     return this.#events;
+  }
+
+  /**
+   * The API tokens of `dotplan serve`: `create` (its secret shown once), `list`, `revoke`, `verify`,
+   * `exists`. Here rather than on {@link Dotplan}, so that what only reads (a server's token check)
+   * needs no more than the read side.
+   */
+  get tokens(): DotplanTokens {
+    return this.#tokens;
   }
 
   // --- reads ----------------------------------------------------------------------------------

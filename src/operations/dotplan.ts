@@ -20,6 +20,7 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { checked } from './arguments.js';
 import type { ApplyOptions, CommandOptions, CreateOptions, RerunOptions, RevertOptions, WorkerStartOptions } from './options.js';
 import { DotplanReads } from './dotplan-reads.js';
+import type { HttpApi, HttpOptions } from '../http/app.js';
 
 export type { Modification } from './review.js';
 export type { InboxEntry } from './inbox.js';
@@ -202,6 +203,17 @@ export class Dotplan extends DotplanReads {
   /** @internal The LLM's side (src/operations/llm-side.ts): undefined when no endpoint is configured. */
   llm(endpoint?: { baseURL: string; model?: string }): LlmSide | undefined {
     return llmSide(this, endpoint);
+  }
+
+  /**
+   * The HTTP API over this Dotplan (`dotplan serve` listens with it): `app` is a Hono app, so a
+   * service mounts it (`app.fetch`) or calls it in-process (`app.request`); `close()` ends its open
+   * event streams. Its routes, scopes and errors: the README's "Serving the API", `/openapi.json`.
+   */
+  async http(options: HttpOptions = {}): Promise<HttpApi> {
+    checked('http', { options });
+    const { createHttpApi } = await import('../http/app.js');
+    return createHttpApi(this, options);
   }
 
   /** Closes the database connection; workers of this Dotplan must be stopped first. */

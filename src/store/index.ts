@@ -9,6 +9,8 @@ import { SqlLlmQueue } from './llm-queue.js';
 import { SqlEventFeed } from './event-feed.js';
 import { migrate } from './migrate.js';
 import { SqlPlanStore } from './plan-store.js';
+import { SqlTokenStore } from './sql/tokens.js';
+import { SqlRequestKeys } from './request-keys.js';
 import { Reads } from './reads.js';
 import type { SqliteDb } from './sql/sqlite-db.js';
 import { StepWriter } from './step-writer.js';
@@ -57,6 +59,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     llm: new SqlLlmQueue(db),
     tree,
     attention: new SqlAttentionQueue(db),
+    tokens: new SqlTokenStore(db),
+    requestKeys: new SqlRequestKeys(db),
     async close() {
       if (closed) return;
       closed = true;
@@ -75,5 +79,7 @@ export { EXPIRY_RETRIES, leaseLost } from './work-queue.js';
 export * from './types.js';
 export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, LlmState, LlmWork } from './llm-queue.js';
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
+export type { TokenRecord, TokenStore } from './sql/tokens.js';
+export type { KeyClaim, RequestKeys } from './request-keys.js';
 export { pathFromRoot } from './tree/path-from-root.js';
 export type { TreeStore, TreeLimits, NewChild, StartedChild, ChildHandOff, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

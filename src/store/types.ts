@@ -1,5 +1,7 @@
 import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
+import type { TokenStore } from './sql/tokens.js';
+import type { RequestKeys } from './request-keys.js';
 import type { TreeStore } from './tree/tree-store.js';
 import type { WorkQueue } from './queue-types.js';
 import type { DatabaseTarget } from './connect.js';
@@ -306,5 +308,9 @@ export interface Store {
   readonly attention: AttentionQueue;
   /** The plan stack: agent nodes' child plans, commands that cascade down a tree. */
   readonly tree: TreeStore;
+  /** The API tokens of `dotplan serve`. */
+  readonly tokens: TokenStore;
+  /** The Idempotency-Keys of plan-creating HTTP requests. */
+  readonly requestKeys: RequestKeys;
   close(): Promise<void>;
 }

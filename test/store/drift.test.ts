@@ -70,7 +70,17 @@ function driftSuite(backend: TestBackend) {
     });
 
     it('parses the models it checks', () => {
-      expect(expected.map((t) => t.name).sort()).toEqual(['agent_messages', 'edges', 'events', 'llm_calls', 'nodes', 'plans', 'revisions']);
+      expect(expected.map((t) => t.name).sort()).toEqual([
+        'agent_messages',
+        'edges',
+        'events',
+        'llm_calls',
+        'nodes',
+        'plans',
+        'request_keys',
+        'revisions',
+        'tokens',
+      ]);
       expect(expected.find((t) => t.name === 'nodes')!.columns.find((c) => c.name === 'lease_expires_at')).toEqual({
         name: 'lease_expires_at',
         prismaType: 'BigInt',

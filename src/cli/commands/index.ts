@@ -23,6 +23,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   llm: async () => (await import('./llm.js')).registerLlmCommands,
   notify: async () => (await import('./notify.js')).registerNotifyCommands,
   agent: async () => (await import('./agent.js')).registerAgentCommands,
+  token: async () => (await import('./token.js')).registerTokenCommands,
+  serve: async () => (await import('./serve.js')).registerServeCommand,
 };
 
 /**

@@ -1,0 +1,107 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Dotplan } from '../operations/dotplan.js';
+import { authenticate, rateLimit, sameOriginCommands, type HttpEnv } from './auth.js';
+import { EventHub } from './event-hub.js';
+import { problem, problemFor, sendProblem } from './problem.js';
+import { commandRoutes } from './routes/commands.js';
+import { planRoutes } from './routes/plans.js';
+import { readRoutes } from './routes/reads.js';
+import { revisionRoutes } from './routes/revisions.js';
+import { streamRoutes, type OpenStreams, type StreamOptions } from './routes/streams.js';
+
+/**
+ * dotplan's HTTP API: one more caller of the use cases of {@link Dotplan}, with the same rights per
+ * driver. Every route is under `/v1` and needs a token (see auth.ts), except `/healthz` and
+ * `/openapi.json`. `dotplan serve` listens with it; a service mounts `app` in its own Hono app.
+ */
+export interface HttpOptions extends StreamOptions {
+  /** Requests per minute per token (0: no limit). Default: the config's `serve.rateLimit`. */
+  rateLimit?: number;
+  /** Say what a request that failed inside the server was (its stack), where the operator reads it. Default: stderr. */
+  logError?: (error: unknown) => void;
+}
+
+/** The API a {@link Dotplan} serves (`dotplan.http()`): the Hono app, its shared event feed and open streams, and how to close them. */
+export interface HttpApi {
+  /** The Hono app: `app.fetch` for a server, `app.request` in-process. */
+  app: OpenAPIHono<HttpEnv>;
+  /** The one live feed the streams share. */
+  hub: EventHub;
+  streams: OpenStreams;
+  /** Ends the open streams and the shared feed (the store stays open). */
+  close(): Promise<void>;
+}
+
+/** Slack above the largest DOT text for the JSON around it. */
+const BODY_SLACK_BYTES = 1 << 20;
+
+export function createHttpApi(dotplan: Dotplan, options: HttpOptions = {}): HttpApi {
+  const logError =
+    options.logError ??
+    ((error: unknown) => process.stderr.write(`dotplan serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`));
+  const app = new OpenAPIHono<HttpEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return undefined;
+      const issue = result.error.issues[0];
+      const argument = issue?.path.join('.') ?? '';
+      const detail = `${result.target === 'json' ? 'body' : result.target}${argument ? `.${argument}` : ''}: ${issue?.message ?? 'is not valid'}`;
+      return sendProblem(c, problem(422, 'INVALID_INPUT', detail, { argument }));
+    },
+  });
+  app.use('*', secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'self'"], objectSrc: ["'none'"], frameAncestors: ["'none'"] } }));
+  app.onError((error, c) => {
+    const body = problemFor(error);
+    if (body.status >= 500) logError(error);
+    return sendProblem(c, body);
+  });
+  app.notFound((c) => sendProblem(c, problem(404, 'NOT_FOUND', `No route ${c.req.method} ${c.req.path}; the routes are listed at /openapi.json.`)));
+
+  app.get('/healthz', async (c) => {
+    await dotplan.events.lastId();
+    return c.json({ ok: true, backend: dotplan.backend });
+  });
+
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: dotplan.config.limits.maxDotBytes + BODY_SLACK_BYTES,
+      onError: (c) =>
+        sendProblem(
+          c,
+          problem(413, 'INVALID_INPUT', `The body is larger than ${dotplan.config.limits.maxDotBytes + BODY_SLACK_BYTES} bytes (limits.maxDotBytes).`),
+        ),
+    }),
+  );
+  app.use('/v1/*', sameOriginCommands());
+  app.use('/v1/*', authenticate(dotplan));
+  app.use('/v1/*', rateLimit(options.rateLimit ?? dotplan.config.serve.rateLimit));
+
+  planRoutes(app, dotplan);
+  commandRoutes(app, dotplan);
+  revisionRoutes(app, dotplan);
+  readRoutes(app, dotplan);
+  const hub = new EventHub(dotplan);
+  const streams = streamRoutes(app, dotplan, hub, options);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A token from `dotplan token create`.' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'dotplan',
+      version: '1',
+      description: 'Plans written as Graphviz DOT: create, watch, answer, review, edit. Errors are application/problem+json.',
+    },
+  });
+
+  return {
+    app,
+    hub,
+    streams,
+    close: async () => {
+      streams.closeAll();
+      await hub.close();
+    },
+  };
+}
