@@ -1,4 +1,4 @@
-// ESLint: typescript-eslint's type-checked recommended rules over src/ and test/, formatting left to Prettier.
+// ESLint: typescript-eslint's type-checked recommended rules over src/, test/ and ui/ (the web UI), formatting left to Prettier.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -21,5 +21,7 @@ export default tseslint.config(
   // Vitest's asymmetric matchers (expect.stringContaining, expect.any...) are typed `any`.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-unsafe-assignment': 'off' } },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // The UI's Vite config is type-checked by ui/tsconfig.node.json (Node), apart from the browser code's ui/tsconfig.json.
+  { files: ['ui/vite.config.ts'], ...tseslint.configs.disableTypeChecked },
   prettier,
 );

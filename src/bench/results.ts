@@ -10,7 +10,7 @@
  */
 import type { ValidateShape } from './scenarios/validate-shapes.js';
 
-export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor';
+export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor' | 'hono-floor';
 export type BenchScenario =
   | 'throughput'
   | 'chain-latency-p50'
@@ -30,8 +30,19 @@ export type BenchScenario =
   | 'cli-plan-list'
   | 'paused-claim'
   | 'floor-latency'
-  | 'floor-rate';
-export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×' | 'MB';
+  | 'floor-rate'
+  | 'http-plan-get-rate'
+  | 'http-plan-get-p50'
+  | 'http-plan-list-rate'
+  | 'http-plan-list-p50'
+  | 'http-sse-p50'
+  | 'http-sse-p95'
+  | 'http-sse-commit-p50'
+  | 'http-setup-plan'
+  | 'http-setup-plans'
+  | 'http-hello-rate'
+  | 'http-hello-p50';
+export type BenchUnit = 'nodes/s' | 'jobs/s' | 'ms' | 'updates/s' | '×' | 'MB' | 'req/s' | 's';
 
 export interface BenchResult {
   backend: BenchBackend;
@@ -55,15 +66,24 @@ export const ANCHOR_BACKEND = 'graphile-worker';
 
 /** Whether a larger value is better for the scenario. */
 export function higherIsBetter(scenario: BenchScenario): boolean {
-  return scenario === 'throughput' || scenario === 'floor-rate';
+  return scenario === 'throughput' || scenario === 'floor-rate' || scenario.endsWith('-rate');
 }
 
 const FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = { throughput: 'floor-rate', 'chain-latency-p50': 'floor-latency' };
+/** The HTTP routes' floor (http-floor.ts): the bare Hono route's figure of the same kind, on both backends. */
+const HTTP_FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = {
+  'http-plan-get-rate': 'http-hello-rate',
+  'http-plan-get-p50': 'http-hello-p50',
+  'http-plan-list-rate': 'http-hello-rate',
+  'http-plan-list-p50': 'http-hello-p50',
+};
 
 /** One round's results with `anchor`/`ratio` and `floor`/`floorRatio` filled in on dotplan's PostgreSQL results. */
 export function withRatios(results: readonly BenchResult[]): BenchResult[] {
   const find = (backend: BenchBackend, scenario: BenchScenario) => results.find((r) => r.backend === backend && r.scenario === scenario);
   return results.map((r) => {
+    const httpFloor = HTTP_FLOOR_OF[r.scenario] && find('hono-floor', HTTP_FLOOR_OF[r.scenario]!);
+    if (httpFloor && httpFloor.value > 0 && r.value > 0) return { ...r, floor: httpFloor.value, floorRatio: roundRatio(r.value / httpFloor.value) };
     if (r.backend !== 'postgres') return { ...r };
     const out = { ...r };
     const anchor = find(ANCHOR_BACKEND, r.scenario);
@@ -97,17 +117,26 @@ export function aggregateRounds(rounds: ReadonlyArray<readonly BenchResult[]>): 
     if (ratios.length > 0) Object.assign(out, { anchor: first.anchor ?? ANCHOR_BACKEND, ratio: round(median(ratios), 3) });
     const floors = list.flatMap((r) => (r.floor === undefined ? [] : [r.floor]));
     const floorRatios = list.flatMap((r) => (r.floorRatio === undefined ? [] : [r.floorRatio]));
-    if (floors.length > 0) Object.assign(out, { floor: median(floors), floorRatio: round(median(floorRatios), 3) });
+    if (floors.length > 0) Object.assign(out, { floor: median(floors), floorRatio: roundRatio(middle(floorRatios)) });
     out.rounds = list.map((r) => r.value);
     return out;
   });
 }
 
 export function median(values: readonly number[]): number {
+  return round(middle(values), 3);
+}
+
+/** The median, not rounded. */
+function middle(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  const value = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return round(value, 3);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A ratio to 3 decimals, or to 3 significant digits below 1 (an HTTP route's share of the bare route's rate may be 0.000x). */
+function roundRatio(value: number): number {
+  return value >= 1 ? round(value, 3) : Number(value.toPrecision(3));
 }
 
 /** The `--json` shape: `{"results":[{"backend","scenario","value","unit","anchor"?,"ratio"?,"floor"?,"floorRatio"?,"rounds"?}]}`. */
@@ -139,6 +168,7 @@ export function targets(r: BenchResult): Array<{ text: string; met: boolean }> {
   if (r.scenario === 'cli-version') out.push({ text: '≤ 2×', met: r.value <= 2 });
   if (r.scenario === 'cli-plan-list') out.push({ text: '≤ 4×', met: r.value <= 4 });
   if (r.scenario === 'paused-claim') out.push({ text: '≤ 1.2×', met: r.value <= 1.2 });
+  if (r.scenario === 'http-sse-p50') out.push({ text: '≤ 20 ms', met: r.value <= 20 });
   return out;
 }
 
@@ -168,6 +198,17 @@ const LABELS: Record<BenchScenario, string> = {
   'paused-claim': 'claim beside a paused plan / alone',
   'floor-latency': 'UPDATE latency p50',
   'floor-rate': 'UPDATEs, 10 conns',
+  'http-plan-get-rate': 'GET /v1/plans/{id} (large), 4 conns',
+  'http-plan-get-p50': 'GET /v1/plans/{id} (large) p50',
+  'http-plan-list-rate': 'GET /v1/plans?limit=100, 4 conns',
+  'http-plan-list-p50': 'GET /v1/plans?limit=100 p50',
+  'http-sse-p50': 'commit → SSE client p50',
+  'http-sse-p95': 'commit → SSE client p95',
+  'http-sse-commit-p50': 'the commit call alone p50',
+  'http-setup-plan': 'HTTP setup: the large plan (once)',
+  'http-setup-plans': 'HTTP setup: the listed plans (once)',
+  'http-hello-rate': 'GET /hello, 4 conns',
+  'http-hello-p50': 'GET /hello p50',
 };
 
 /** An aligned table of the medians: spread over the rounds, ratios, targets; the machine in the header. */
@@ -182,7 +223,7 @@ export function formatTable(results: readonly BenchResult[], machine: string, ro
       r.unit,
       spread,
       r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
-      r.floorRatio === undefined ? '' : `${r.floorRatio.toFixed(2)}×`,
+      r.floorRatio === undefined ? '' : `${r.floorRatio >= 0.1 ? r.floorRatio.toFixed(2) : r.floorRatio.toPrecision(2)}×`,
       targets(r)
         .map((t) => `${t.text} ${t.met ? 'met' : 'MISSED'}`)
         .join('; '),
@@ -208,6 +249,10 @@ export function formatTable(results: readonly BenchResult[], machine: string, ro
     `vs ${ANCHOR_BACKEND}: > 1 means dotplan did better on the same PostgreSQL (throughput: dotplan / ${ANCHOR_BACKEND}; latencies: ${ANCHOR_BACKEND} / dotplan), median of the rounds' ratios.`,
     'vs floor: dotplan / the floor (a bare committed single-row UPDATE … RETURNING: its rate over 10 connections, its p50 latency on one).',
   );
+  if (results.some((r) => HTTP_FLOOR_OF[r.scenario] !== undefined || r.backend === 'hono-floor'))
+    out.push(
+      'HTTP rows, vs floor: the route / hono-floor (a bare Hono app answering GET /hello, served and loaded the same way in the same round): a share of its requests/s, a multiple of its p50.',
+    );
   return out.join('\n');
 }
 
@@ -222,6 +267,8 @@ export function formatValue(r: BenchResult): string {
 
 function formatNumber(value: number, unit: BenchUnit): string {
   if (unit === 'ms' || unit === '×') return value.toFixed(2);
+  if (unit === 's') return value.toFixed(1);
+  if (unit === 'req/s' && value < 100) return value.toFixed(1);
   return Math.round(value).toLocaleString('en-US');
 }
 

@@ -13,7 +13,8 @@ import { aggregateRounds, formatRound, formatTable, toJson, withRatios, type Ben
  * that dotplan and graphile-worker are interleaved (round 1 both, round 2 both, ...) and see the same
  * machine. Every round is reported; the summary gives the medians with their spread, the median ratio
  * against graphile-worker and against the floor. The dotplan scenarios themselves are passed in
- * (`dotplan`), so the harness depends on nothing but this folder.
+ * (`dotplan`), so the harness depends on nothing but this folder; so are the HTTP API's (`http`),
+ * measured after dotplan's on each backend, with their own floor (a bare Hono route) once a round.
  */
 export interface BenchSizes {
   /** Independent no-op nodes (jobs) in the throughput run. */
@@ -66,11 +67,34 @@ export interface DotplanBenchTarget {
  */
 export type DotplanBench = (target: DotplanBenchTarget, sizes: BenchSizes) => Promise<BenchResult[]>;
 
+/**
+ * The HTTP API's scenarios (scenarios/http.ts): on each backend a fixture — its data stored and a
+ * server listening, once, before its first round — measured in every round right after dotplan's own
+ * scenarios on that backend; and their floor (http-floor.ts), measured once in every round.
+ */
+export interface HttpBench {
+  open(target: DotplanBenchTarget): Promise<HttpBenchFixture>;
+  floor(): Promise<BenchResult[]>;
+}
+
+export interface HttpBenchFixture {
+  /** How long storing its data took (figures of the setup, reported once, with the round that made it). */
+  setup: BenchResult[];
+  /** One round's figures. */
+  measure(): Promise<BenchResult[]>;
+  /** Stops the server and drops the data. */
+  close(): Promise<void>;
+}
+
 export interface RunBenchOptions {
   /** A `postgres://` (or `postgresql://`) URL; without one only SQLite is measured. */
   postgresUrl?: string;
   sizes?: Partial<BenchSizes>;
   dotplan?: DotplanBench;
+  /** The HTTP API's scenarios and their floor, on each backend measured. */
+  http?: HttpBench;
+  /** `http`: only the HTTP scenarios and their floor (no dotplan engine scenarios, graphile-worker or PostgreSQL floor). */
+  only?: 'http';
   /** Measure graphile-worker on the PostgreSQL database (default true when there is one). */
   graphile?: boolean;
   /** Rounds (default 3). */
@@ -98,40 +122,100 @@ export async function runBench(options: RunBenchOptions = {}): Promise<BenchRepo
   const warnings: string[] = [];
   const pgUrl = isPostgresUrl(options.postgresUrl) ? options.postgresUrl : undefined;
   if (options.postgresUrl !== undefined && pgUrl === undefined) warnings.push(`not a PostgreSQL URL, PostgreSQL skipped: ${options.postgresUrl}`);
-  if (!options.dotplan) warnings.push('dotplan scenarios are not available in this build: no dotplan figures.');
-  if (!pgUrl) warnings.push('no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL, graphile-worker and the floor skipped.');
+  const httpOnly = options.only === 'http';
+  if (httpOnly && !options.http) warnings.push('--only http, but the HTTP scenarios are not available in this build: no figures.');
+  const dotplan = httpOnly ? undefined : options.dotplan;
+  if (!httpOnly && !options.dotplan) warnings.push('dotplan scenarios are not available in this build: no dotplan figures.');
+  if (!pgUrl) warnings.push(`no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL${httpOnly ? '' : ', graphile-worker and the floor'} skipped.`);
   const rounds: BenchResult[][] = [];
   const count = Math.max(1, options.rounds ?? 3);
-  for (let round = 1; round <= count; round++) {
-    const results: BenchResult[] = [];
-    if (options.dotplan) {
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-'));
-      try {
-        progress(`round ${round}/${count}: dotplan on SQLite…`);
-        results.push(...(await options.dotplan({ backend: 'sqlite', databaseUrl: `file:${path.join(dir, 'bench.db')}` }, sizes)));
-      } finally {
-        await rm(dir, { recursive: true, force: true });
+  const http = new HttpFixtures(options.http, progress);
+  try {
+    for (let round = 1; round <= count; round++) {
+      const results: BenchResult[] = [];
+      const at = `round ${round}/${count}:`;
+      if (dotplan) {
+        const dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-'));
+        try {
+          progress(`${at} dotplan on SQLite…`);
+          results.push(...(await dotplan({ backend: 'sqlite', databaseUrl: `file:${path.join(dir, 'bench.db')}` }, sizes)));
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       }
-      if (pgUrl) {
-        progress(`round ${round}/${count}: dotplan on PostgreSQL…`);
-        results.push(...(await options.dotplan({ backend: 'postgres', databaseUrl: pgUrl }, sizes)));
+      results.push(...(await http.measure(at, 'sqlite')));
+      if (pgUrl && dotplan) {
+        progress(`${at} dotplan on PostgreSQL…`);
+        results.push(...(await dotplan({ backend: 'postgres', databaseUrl: pgUrl }, sizes)));
       }
+      if (pgUrl) results.push(...(await http.measure(at, 'postgres', pgUrl)));
+      if (pgUrl && !httpOnly && options.graphile !== false) {
+        progress(`${at} graphile-worker on PostgreSQL…`);
+        const warn = (line: string) => warnings.push(line);
+        results.push(...(await benchGraphileWorker({ connectionString: pgUrl, jobs: sizes.nodes, chain: sizes.chain, concurrency: sizes.concurrency, warn })));
+      }
+      if (pgUrl && !httpOnly) {
+        progress(`${at} the floor (bare UPDATEs) on PostgreSQL…`);
+        results.push(...(await measureFloor({ connectionString: pgUrl })));
+      }
+      results.push(...(await http.floor(at)));
+      const rated = withRatios(results);
+      rounds.push(rated);
+      progress(formatRound(round, rated));
     }
-    if (pgUrl && options.graphile !== false) {
-      progress(`round ${round}/${count}: graphile-worker on PostgreSQL…`);
-      const warn = (line: string) => warnings.push(line);
-      results.push(...(await benchGraphileWorker({ connectionString: pgUrl, jobs: sizes.nodes, chain: sizes.chain, concurrency: sizes.concurrency, warn })));
-    }
-    if (pgUrl) {
-      progress(`round ${round}/${count}: the floor (bare UPDATEs) on PostgreSQL…`);
-      results.push(...(await measureFloor({ connectionString: pgUrl })));
-    }
-    const rated = withRatios(results);
-    rounds.push(rated);
-    progress(formatRound(round, rated));
+  } finally {
+    await http.close();
   }
   const version = pgUrl ? await postgresVersion(pgUrl) : undefined;
   return { results: aggregateRounds(rounds), rounds, machine: describeMachine(machineFacts(version)), warnings };
+}
+
+/** The HTTP fixtures of a run: each backend's opened before its first round (SQLite in a folder of its own), all closed at the end. */
+class HttpFixtures {
+  readonly #open = new Map<DotplanBenchTarget['backend'], HttpBenchFixture>();
+  #dir: string | undefined;
+
+  constructor(
+    private readonly bench: HttpBench | undefined,
+    private readonly progress: (line: string) => void,
+  ) {}
+
+  async measure(at: string, backend: DotplanBenchTarget['backend'], pgUrl?: string): Promise<BenchResult[]> {
+    if (!this.bench) return [];
+    const name = backend === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    let fixture = this.#open.get(backend);
+    const results: BenchResult[] = [];
+    if (!fixture) {
+      this.progress(`${at} HTTP API on ${name}: storing its plans (once; kept over the rounds)…`);
+      let databaseUrl = pgUrl ?? '';
+      if (backend === 'sqlite') {
+        this.#dir = await mkdtemp(path.join(os.tmpdir(), 'dotplan-bench-http-'));
+        databaseUrl = `file:${path.join(this.#dir, 'http.db')}`;
+      }
+      fixture = await this.bench.open({ backend, databaseUrl });
+      this.#open.set(backend, fixture);
+      results.push(...fixture.setup);
+      this.progress(`${at} HTTP API on ${name}: set up in ${fixture.setup.map((r) => `${r.value} ${r.unit}`).join(' + ')}`);
+    }
+    this.progress(`${at} HTTP API on ${name}…`);
+    results.push(...(await fixture.measure()));
+    return results;
+  }
+
+  async floor(at: string): Promise<BenchResult[]> {
+    if (!this.bench) return [];
+    this.progress(`${at} the HTTP floor (a bare Hono route)…`);
+    return this.bench.floor();
+  }
+
+  async close(): Promise<void> {
+    try {
+      for (const fixture of this.#open.values()) await fixture.close();
+    } finally {
+      this.#open.clear();
+      if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
+    }
+  }
 }
 
 /** What `dotplan bench` prints on stdout (warnings go to stderr separately). */

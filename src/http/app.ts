@@ -5,11 +5,13 @@ import type { Dotplan } from '../operations/dotplan.js';
 import { authenticate, rateLimit, sameOriginCommands, type HttpEnv } from './auth.js';
 import { EventHub } from './event-hub.js';
 import { problem, problemFor, sendProblem } from './problem.js';
+import { loginRoute, sessionRoutes } from './session.js';
 import { commandRoutes } from './routes/commands.js';
 import { planRoutes } from './routes/plans.js';
 import { readRoutes } from './routes/reads.js';
 import { revisionRoutes } from './routes/revisions.js';
 import { streamRoutes, type OpenStreams, type StreamOptions } from './routes/streams.js';
+import { uiRoutes } from './ui.js';
 
 /**
  * dotplan's HTTP API: one more caller of the use cases of {@link Dotplan}, with the same rights per
@@ -21,6 +23,8 @@ export interface HttpOptions extends StreamOptions {
   rateLimit?: number;
   /** Say what a request that failed inside the server was (its stack), where the operator reads it. Default: stderr. */
   logError?: (error: unknown) => void;
+  /** Serve the web UI (dist/ui) at `/` and `/assets/*`. Default: true. */
+  ui?: boolean;
 }
 
 /** The API a {@link Dotplan} serves (`dotplan.http()`): the Hono app, its shared event feed and open streams, and how to close them. */
@@ -33,6 +37,9 @@ export interface HttpApi {
   /** Ends the open streams and the shared feed (the store stays open). */
   close(): Promise<void>;
 }
+
+/** Everything from this server, nothing inline, no plugins, no framing. */
+const CSP = "default-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 /** Slack above the largest DOT text for the JSON around it. */
 const BODY_SLACK_BYTES = 1 << 20;
@@ -50,7 +57,12 @@ export function createHttpApi(dotplan: Dotplan, options: HttpOptions = {}): Http
       return sendProblem(c, problem(422, 'INVALID_INPUT', detail, { argument }));
     },
   });
-  app.use('*', secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'self'"], objectSrc: ["'none'"], frameAncestors: ["'none'"] } }));
+  app.use('*', secureHeaders());
+  // The UI's policy, unless a route set its own (the HTML report, a self-contained page with inline styles).
+  app.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('content-security-policy')) c.res.headers.set('content-security-policy', CSP);
+  });
   app.onError((error, c) => {
     const body = problemFor(error);
     if (body.status >= 500) logError(error);
@@ -75,15 +87,18 @@ export function createHttpApi(dotplan: Dotplan, options: HttpOptions = {}): Http
     }),
   );
   app.use('/v1/*', sameOriginCommands());
+  loginRoute(app, dotplan);
   app.use('/v1/*', authenticate(dotplan));
   app.use('/v1/*', rateLimit(options.rateLimit ?? dotplan.config.serve.rateLimit));
 
+  sessionRoutes(app, dotplan);
   planRoutes(app, dotplan);
   commandRoutes(app, dotplan);
   revisionRoutes(app, dotplan);
   readRoutes(app, dotplan);
   const hub = new EventHub(dotplan);
   const streams = streamRoutes(app, dotplan, hub, options);
+  if (options.ui !== false) uiRoutes(app, {});
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A token from `dotplan token create`.' });
   app.doc31('/openapi.json', {

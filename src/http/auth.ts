@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Dotplan } from '../operations/dotplan.js';
 import { scopeAllows, type TokenScope } from '../operations/tokens.js';
 import { problem, sendProblem } from './problem.js';
+import { CSRF_HEADER, sessionOf } from './session-cookie.js';
 
 /**
  * Who a request is: a token's name and scope, or — while no token exists at all — the local user on
@@ -13,6 +14,8 @@ export interface Principal {
   scope: TokenScope;
   /** True for the local user of a server that has no tokens yet. */
   local: boolean;
+  /** A browser session's CSRF value (the request came with the session cookie). */
+  csrf?: string;
 }
 
 /** What a request carries through the middleware: its {@link Principal}. */
@@ -29,8 +32,9 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * Authenticates every request under /v1: `Authorization: Bearer <token>`. Without a header, a server
- * with no tokens serves the local user when the request's Host is a loopback name; otherwise 401.
+ * Authenticates every request under /v1: `Authorization: Bearer <token>`, else a browser session's
+ * cookie (whose commands must carry its CSRF value). Without either, a server with no tokens serves
+ * the local user when the request's Host is a loopback name; otherwise 401.
  * A token is never read from the URL.
  */
 export function authenticate(dotplan: Dotplan): MiddlewareHandler<HttpEnv> {
@@ -41,6 +45,18 @@ export function authenticate(dotplan: Dotplan): MiddlewareHandler<HttpEnv> {
       const token = match?.[1] !== undefined ? await dotplan.tokens.verify(match[1]) : undefined;
       if (!token) return unauthorized(c, 'The bearer token is not one this server knows (revoked, mistyped, or from another database).');
       c.set('principal', { name: token.name, scope: token.scope, local: false });
+      return next();
+    }
+    const session = await sessionOf(c, dotplan);
+    if (session === undefined) return unauthorized(c, 'The session has ended (logged out, expired, or its token revoked); log in again.');
+    if (session !== null) {
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.header(CSRF_HEADER) !== session.csrf) {
+        return sendProblem(
+          c,
+          problem(403, 'FORBIDDEN', `A command sent with the session cookie needs its CSRF value in the ${CSRF_HEADER} header (from GET /v1/session).`),
+        );
+      }
+      c.set('principal', { name: session.name, scope: session.scope, local: false, csrf: session.csrf });
       return next();
     }
     if (await dotplan.tokens.exists())

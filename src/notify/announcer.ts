@@ -1,5 +1,6 @@
 import type { EventInput } from '../engine/step.js';
 import { noticeText, type Notice } from './notice.js';
+import { uiLink } from './link.js';
 import { sendOne } from './send.js';
 import { notifiersFor, type NotifierConfig } from './targets.js';
 import { plural } from '../model/plural.js';
@@ -16,6 +17,8 @@ export interface AnnouncerOptions {
   print: (line: string) => void;
   /** Records each delivery or failure as a `notice` event: `(events) => dotplan.events.append(events)`. */
   record: (events: EventInput[]) => Promise<void>;
+  /** The web UI's public address (`serve.publicUrl`): each notice then links to the page where it is answered. */
+  publicUrl?: string;
 }
 
 /**
@@ -45,7 +48,10 @@ export class Announcer {
 
   /** Sends the notice in the background; the returned promise settles when it is sent and recorded. */
   announce(notice: Notice): Promise<void> {
-    const job = this.#send(notice).finally(() => this.#pending.delete(job));
+    const { publicUrl } = this.options;
+    const job = this.#send(publicUrl !== undefined && notice.link === undefined ? { ...notice, link: uiLink(publicUrl, notice) } : notice).finally(() =>
+      this.#pending.delete(job),
+    );
     this.#pending.add(job);
     return job;
   }

@@ -13,13 +13,15 @@ export interface Notice extends Waiting {
   notifiers?: string[];
   /** A question in a child plan: where it is from the root (`<root title> › research › searcher_001 › approve`). */
   path?: string;
+  /** Where to act on it in the web UI, when the server's public address is configured (`serve.publicUrl`). */
+  link?: string;
   /** A sample from `dotplan notify test`: nothing waits and nothing is to be answered (the webhook body says `"test": true`). */
   test?: true;
 }
 
 /** The notice in words: what waits, the options, and the command that answers it; a test says so first. */
 export function noticeText(notice: Pick<Notice, 'planId' | 'reminder'> & Partial<Notice>): string {
-  const text = waitingText(notice);
+  const text = waitingText(notice) + (notice.link !== undefined ? `\nOpen: ${notice.link}` : '');
   return notice.test ? `[TEST] dotplan notify test: a sample of the notices people get; nothing waits, nothing to answer.\n${text}` : text;
 }
 

@@ -172,6 +172,7 @@ export const SIGNATURES = {
         keepAliveMs: z.number().int().positive().optional(),
         idleMs: z.number().int().positive().optional(),
         logError: fn.optional(),
+        ui: z.boolean().optional(),
       })
       .optional(),
   },

@@ -33,13 +33,11 @@ export class DotplanEvents {
     const { planId, after, kind, limit, rootPlanId } = query;
     if (rootPlanId !== undefined) {
       await this.store.plans.get(rootPlanId);
-      const events = await this.store.events.listTree(rootPlanId, defined({ after, kind }));
-      return limit === undefined ? events : events.slice(0, limit);
+      return this.store.events.listTree(rootPlanId, defined({ after, kind, limit }));
     }
     if (planId === undefined) return this.store.events.listAll({ ...defined({ after, kind }), limit: limit ?? Number.MAX_SAFE_INTEGER });
     await this.store.plans.get(planId);
-    const events = await this.store.events.list(planId, defined({ after, kind }));
-    return limit === undefined ? events : events.slice(0, limit);
+    return this.store.events.list(planId, defined({ after, kind, limit }));
   }
 
   /**

@@ -33,16 +33,18 @@ export interface PlanState {
   llm: LlmState;
   /** Epoch ms: a ready node due later than this waits for its retry. */
   now: number;
+  /** Whether the plan has no nodes at all (a reflection plan before its first plan); default: `nodes` is empty, when it holds them all. */
+  empty?: boolean;
 }
 
 const LIVE = new Set(['running', 'awaiting_review', 'paused']);
 /** Ready node ids named in a sentence, at most. */
 const NAMED = 5;
 
-export function waitsFor({ plan, nodes, people, llm, now }: PlanState): Wait[] {
+export function waitsFor({ plan, nodes, people, llm, now, empty = nodes.length === 0 }: PlanState): Wait[] {
   if (!LIVE.has(plan.status)) return [];
   const waits: Wait[] = [];
-  if (modeRules(plan.mode).servedByLlm && llm.due > 0 && plan.status !== 'paused') waits.push(llmWait(plan.status, nodes.length === 0, llm));
+  if (modeRules(plan.mode).servedByLlm && llm.due > 0 && plan.status !== 'paused') waits.push(llmWait(plan.status, empty, llm));
   for (const item of people) {
     const waiting = waitingFrom(item);
     if (item.kind === 'review') waits.push({ for: 'review', text: 'review', since: item.since, command: answerCommand(waiting) });

@@ -9,6 +9,14 @@ import type { Wakes } from './wake.js';
 
 /** How often a follower reads anyway, in case a wake-up was missed. */
 const SAFETY_POLL_MS = 500;
+/**
+ * PostgreSQL hands out event ids when rows are inserted, not when they commit: a transaction holding
+ * id 10 may commit after one holding id 11 was read. A follower of every event therefore goes past a
+ * missing id only once it has stayed missing this long (a transaction that was rolled back leaves its
+ * ids missing for good), re-reading meanwhile every GAP_POLL_MS.
+ */
+export const GAP_WAIT_MS = 1_000;
+const GAP_POLL_MS = 10;
 
 /** The audit log and the wake-ups: read, append, follow in order. */
 export class SqlEventFeed implements EventFeed {
@@ -17,7 +25,7 @@ export class SqlEventFeed implements EventFeed {
     private readonly wakes: Wakes,
   ) {}
 
-  list(planId: string, options: { after?: number; upTo?: number; kind?: EventKind } = {}): Promise<EventRecord[]> {
+  list(planId: string, options: { after?: number; upTo?: number; kind?: EventKind; limit?: number } = {}): Promise<EventRecord[]> {
     return listEvents(this.db, { planId, ...options });
   }
 
@@ -36,7 +44,7 @@ export class SqlEventFeed implements EventFeed {
   }
 
   /** The events of a tree (the root's and every child plan's, those made later too), interleaved in commit order. */
-  listTree(rootPlanId: string, options: { after?: number; kind?: EventKind } = {}): Promise<EventRecord[]> {
+  listTree(rootPlanId: string, options: { after?: number; kind?: EventKind; limit?: number } = {}): Promise<EventRecord[]> {
     return listEvents(this.db, { rootPlanId, ...options });
   }
 
@@ -59,6 +67,9 @@ export class SqlEventFeed implements EventFeed {
         : options.rootPlanId !== undefined
           ? this.listTree(options.rootPlanId, { after })
           : this.listAll({ after });
+    // Only a follower of every event sees the ids missing in between (others skip other plans' ids).
+    const minding = options.planId === undefined && options.rootPlanId === undefined && this.db.dialect === 'postgres';
+    let gapSince: number | undefined;
     const ended = (async () => {
       let after = options.after ?? 0;
       let failures = 0;
@@ -74,12 +85,22 @@ export class SqlEventFeed implements EventFeed {
             await waitFor(reconnectDelay(++failures));
             continue;
           }
+          let held = false;
+          if (minding) {
+            const ready = contiguousFrom(after, events);
+            if (ready < events.length) {
+              gapSince ??= Date.now();
+              held = Date.now() - gapSince < GAP_WAIT_MS;
+              if (held) events = events.slice(0, ready);
+            }
+            if (!held) gapSince = undefined;
+          }
           for (const event of events) {
             after = event.id;
             if (await onEvent(event)) return event;
           }
-          if (stopped) return undefined;
-          await waitFor(SAFETY_POLL_MS);
+          if (stopped && !held) return undefined;
+          await waitFor(held ? GAP_POLL_MS : SAFETY_POLL_MS);
         }
       } finally {
         unsubscribe();
@@ -102,6 +123,13 @@ export class SqlEventFeed implements EventFeed {
   get listening(): Promise<void> {
     return this.wakes.listening;
   }
+}
+
+/** How many of `events` (in id order) follow `after` without a missing id. */
+function contiguousFrom(after: number, events: readonly EventRecord[]): number {
+  let count = 0;
+  while (count < events.length && events[count]!.id === after + count + 1) count += 1;
+  return count;
 }
 
 /** Whether an event ends its plan (completed, failed, cancelled, rejected). */

@@ -11,6 +11,7 @@ import { migrate } from './migrate.js';
 import { SqlPlanStore } from './plan-store.js';
 import { SqlTokenStore } from './sql/tokens.js';
 import { SqlRequestKeys } from './request-keys.js';
+import { SqlSessions } from './sessions.js';
 import { Reads } from './reads.js';
 import type { SqliteDb } from './sql/sqlite-db.js';
 import { StepWriter } from './step-writer.js';
@@ -61,6 +62,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     attention: new SqlAttentionQueue(db),
     tokens: new SqlTokenStore(db),
     requestKeys: new SqlRequestKeys(db),
+    sessions: new SqlSessions(db),
     async close() {
       if (closed) return;
       closed = true;
@@ -81,5 +83,6 @@ export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, Llm
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
 export type { TokenRecord, TokenStore } from './sql/tokens.js';
 export type { KeyClaim, RequestKeys } from './request-keys.js';
+export type { SessionRecord, Sessions } from './sessions.js';
 export { pathFromRoot } from './tree/path-from-root.js';
 export type { TreeStore, TreeLimits, NewChild, StartedChild, ChildHandOff, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

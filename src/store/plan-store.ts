@@ -2,7 +2,7 @@ import { refreshStatistics } from './sql/statistics.js';
 import { start } from '../engine/plan-steps.js';
 import { initialSnapshot } from '../engine/initial-state.js';
 import type { Step } from '../engine/step.js';
-import type { PlanStatus } from '../model/types.js';
+import type { NodeStatus, PlanStatus } from '../model/types.js';
 import { newPlanId } from './ids.js';
 import type { Reads } from './reads.js';
 import type { Db } from './sql/executor.js';
@@ -140,6 +140,15 @@ export class SqlPlanStore implements PlanStore {
   }
   list(options?: { status?: PlanStatus }): Promise<PlanRecord[]> {
     return this.reads.listPlans(options);
+  }
+  page(options: { status?: PlanStatus; roots?: boolean; root?: string; before?: string; limit: number }): Promise<PlanRecord[]> {
+    return this.reads.pagePlans(options);
+  }
+  statusCounts(planId: string): Promise<Partial<Record<NodeStatus, number>>> {
+    return this.reads.statusCounts(planId);
+  }
+  activeNodes(planId: string): Promise<Array<Pick<NodeRecord, 'id' | 'status' | 'runAfter' | 'leaseOwner'>>> {
+    return this.reads.activeNodes(planId);
   }
   nodes(planId: string): Promise<NodeRecord[]> {
     return this.reads.getNodes(planId);

@@ -3,7 +3,7 @@ import type { Db } from './sql/executor.js';
 import { nodeNotFound, planNotFound } from './sql/plans.js';
 import { PLAN_COLUMNS, toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord, type PlanRow } from './rows.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
-import type { PlanStatus } from '../model/types.js';
+import type { NodeStatus, PlanStatus } from '../model/types.js';
 import { NotFoundError } from '../errors/errors.js';
 
 /**
@@ -28,6 +28,51 @@ export class Reads {
     const where = options.status !== undefined ? ' WHERE status = ?' : '';
     const rows = await this.db.all<PlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans${where} ORDER BY id`, options.status !== undefined ? [options.status] : []);
     return rows.map(toPlanRecord);
+  }
+
+  /**
+   * A page of plans, newest first (ids grow with time): those before `before` (a plan id), at most
+   * `limit`; only root plans (`roots`), or one tree (`root`: the root and its descendants).
+   */
+  async pagePlans(options: { status?: PlanStatus; roots?: boolean; root?: string; before?: string; limit: number }): Promise<PlanRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (condition: string, ...values: unknown[]) => {
+      where.push(condition);
+      params.push(...values);
+    };
+    if (options.status !== undefined) add('status = ?', options.status);
+    if (options.roots) add('root_plan_id IS NULL');
+    if (options.root !== undefined) add('(id = ? OR root_plan_id = ?)', options.root, options.root);
+    if (options.before !== undefined) add('id < ?', options.before);
+    const rows = await this.db.all<PlanRow>(
+      `SELECT ${PLAN_COLUMNS} FROM plans${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+      [...params, options.limit],
+    );
+    return rows.map(toPlanRecord);
+  }
+
+  /** How many of the plan's nodes are in each status (one grouped count, not the nodes). */
+  async statusCounts(planId: string): Promise<Partial<Record<NodeStatus, number>>> {
+    const rows = await this.db.all<{ status: NodeStatus; count: number | string }>(
+      `SELECT status, COUNT(*) AS "count" FROM nodes WHERE plan_id = ? GROUP BY status`,
+      [planId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.count)]));
+  }
+
+  /** The plan's ready and running nodes, with what says what they wait for (what `waitingFor` needs of the nodes). */
+  async activeNodes(planId: string): Promise<Array<Pick<NodeRecord, 'id' | 'status' | 'runAfter' | 'leaseOwner'>>> {
+    const rows = await this.db.all<{ id: string; status: NodeStatus; runAfter: number | string | null; leaseOwner: string | null }>(
+      `SELECT node_id AS "id", status, run_after AS "runAfter", lease_owner AS "leaseOwner" FROM nodes WHERE plan_id = ? AND status IN ('ready', 'running') ORDER BY id`,
+      [planId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      ...(r.runAfter !== null ? { runAfter: new Date(Number(r.runAfter)) } : {}),
+      ...(r.leaseOwner !== null ? { leaseOwner: r.leaseOwner } : {}),
+    }));
   }
 
   async getNodes(planId: string): Promise<NodeRecord[]> {

@@ -2,6 +2,7 @@ import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
 import type { TokenStore } from './sql/tokens.js';
 import type { RequestKeys } from './request-keys.js';
+import type { Sessions } from './sessions.js';
 import type { TreeStore } from './tree/tree-store.js';
 import type { WorkQueue } from './queue-types.js';
 import type { DatabaseTarget } from './connect.js';
@@ -201,6 +202,12 @@ export interface PlanStore {
   change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined>;
   get(id: string): Promise<PlanRecord>;
   list(options?: { status?: PlanStatus }): Promise<PlanRecord[]>;
+  /** How many of the plan's nodes are in each status. */
+  statusCounts(planId: string): Promise<Partial<Record<NodeStatus, number>>>;
+  /** The plan's ready and running nodes: id, status, run_after, lease owner. */
+  activeNodes(planId: string): Promise<Array<Pick<NodeRecord, 'id' | 'status' | 'runAfter' | 'leaseOwner'>>>;
+  /** A page of plans, newest first, before a plan id (the HTTP API's list): only roots, or one tree. */
+  page(options: { status?: PlanStatus; roots?: boolean; root?: string; before?: string; limit: number }): Promise<PlanRecord[]>;
   nodes(planId: string): Promise<NodeRecord[]>;
   node(planId: string, nodeId: string): Promise<NodeRecord>;
   edges(planId: string): Promise<EdgeRecord[]>;
@@ -271,7 +278,7 @@ export interface Following {
 
 export interface EventFeed {
   /** The plan's events after `after`, up to `upTo`, of one kind if given, oldest first. */
-  list(planId: string, options?: { after?: number; upTo?: number; kind?: EventKind }): Promise<EventRecord[]>;
+  list(planId: string, options?: { after?: number; upTo?: number; kind?: EventKind; limit?: number }): Promise<EventRecord[]>;
   /** Every plan's events after an id (of one kind if given), oldest first, at most `limit` (default 1000). */
   listAll(options?: { after?: number; limit?: number; kind?: EventKind }): Promise<EventRecord[]>;
   /** The newest event id, 0 when there is none. */
@@ -283,7 +290,7 @@ export interface EventFeed {
    * It rides out an unreachable database: it reads again, from where it was, until the database is back.
    */
   /** A tree's events: its root's and every child plan's (those made later too), in commit order. */
-  listTree(rootPlanId: string, options?: { after?: number; kind?: EventKind }): Promise<EventRecord[]>;
+  listTree(rootPlanId: string, options?: { after?: number; kind?: EventKind; limit?: number }): Promise<EventRecord[]>;
   follow(
     options: { planId?: string; rootPlanId?: string; after?: number },
     onEvent: (event: EventRecord) => Promise<boolean | void> | boolean | void,
@@ -312,5 +319,7 @@ export interface Store {
   readonly tokens: TokenStore;
   /** The Idempotency-Keys of plan-creating HTTP requests. */
   readonly requestKeys: RequestKeys;
+  /** Browser sessions of the HTTP API (a login with a token). */
+  readonly sessions: Sessions;
   close(): Promise<void>;
 }

@@ -96,7 +96,11 @@ describe('one plan', () => {
 
   it('gives the report as Markdown, HTML and JSON', async () => {
     expect(await (await get(`/v1/plans/${id}/report`)).text()).toContain('one');
-    expect((await get(`/v1/plans/${id}/report?format=html`)).headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await get(`/v1/plans/${id}/report?format=html`);
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    // The self-contained page may use its inline styles, and nothing else; every other answer gets the strict policy.
+    expect(html.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'");
+    expect((await get(`/v1/plans/${id}`)).headers.get('content-security-policy')).toMatch(/^default-src 'self'; object-src 'none'/);
     expect(JSON.parse(await (await get(`/v1/plans/${id}/report?format=json`)).text())).toBeTypeOf('object');
   });
 

@@ -79,6 +79,7 @@ function driftSuite(backend: TestBackend) {
         'plans',
         'request_keys',
         'revisions',
+        'sessions',
         'tokens',
       ]);
       expect(expected.find((t) => t.name === 'nodes')!.columns.find((c) => c.name === 'lease_expires_at')).toEqual({

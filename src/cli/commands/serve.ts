@@ -12,7 +12,8 @@ export function registerServeCommand(program: Command, getContext: GetContext): 
     .option('--host <address>', 'address to listen on (setting serve.host; default 127.0.0.1; another needs a token to exist)')
     .option('--port <n>', 'port to listen on, 0 for any free one (setting serve.port; default 8370)')
     .option('--worker', 'also run a worker in this process (one command runs everything on one machine)')
-    .action(async (opts: { worker?: boolean }, command: Command) => {
+    .option('--no-ui', 'do not serve the web UI at / (the API only)')
+    .action(async (opts: { worker?: boolean; ui: boolean }, command: Command) => {
       const ctx = await getContext(command);
       if (opts.worker) assertNotifiersReady(ctx.config.notify.targets);
       const dotplan = await ctx.dotplan({ create: true });
@@ -20,7 +21,7 @@ export function registerServeCommand(program: Command, getContext: GetContext): 
       const server = await listen(
         dotplan,
         { host: ctx.config.serve.host, port: ctx.config.serve.port },
-        { logError: (e) => ctx.io.err(`serve: ${String(e)}`) },
+        { logError: (e) => ctx.io.err(`serve: ${String(e)}`), ...(opts.ui ? {} : { ui: false }) },
       );
       const worker = opts.worker ? dotplan.worker() : undefined;
       if (worker) {
@@ -29,13 +30,14 @@ export function registerServeCommand(program: Command, getContext: GetContext): 
           ...sendPolicy(ctx.config.notify),
           print: (line) => ctx.io.err(line),
           record: (events) => dotplan.events.append(events),
+          ...(ctx.config.serve.publicUrl !== undefined ? { publicUrl: ctx.config.serve.publicUrl } : {}),
         });
         worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
         worker.on('notice', (notice) => void announcer.announce(notice).catch((error: unknown) => ctx.io.err(`notify: ${String(error)}`)));
         worker.start();
       }
       ctx.io.err(
-        `dotplan serve on ${server.url} (${dotplan.backend})${worker ? `, worker ${worker.owner}` : ''}; API at ${server.url}/v1, document at ${server.url}/openapi.json`,
+        `dotplan serve on ${server.url} (${dotplan.backend})${worker ? `, worker ${worker.owner}` : ''}; ${opts.ui ? `web UI at ${server.url}/, ` : ''}API at ${server.url}/v1, document at ${server.url}/openapi.json`,
       );
       await new Promise<void>((resolve) => {
         const unsubscribe = ctx.io.onStop((name) => {

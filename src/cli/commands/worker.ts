@@ -35,6 +35,7 @@ export function registerWorkerCommand(program: Command, getContext: GetContext):
         ...sendPolicy(ctx.config.notify),
         print: (line) => ctx.io.err(line),
         record: (events) => dotplan.events.append(events),
+        ...(ctx.config.serve.publicUrl !== undefined ? { publicUrl: ctx.config.serve.publicUrl } : {}),
       });
       worker.on('notice', (notice) => void announcer.announce(notice).catch((error: unknown) => ctx.io.err(`notify: ${message(error)}`)));
       const printer = new ProgressPrinter((l) => (opts.json ? ctx.io.out(l) : ctx.io.err(l)), opts.json);

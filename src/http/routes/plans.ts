@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Dotplan } from '../../operations/dotplan.js';
 import { InvalidArgumentError } from '../../errors/errors.js';
-import type { PlanRecord } from '../../store/types.js';
-import { PLAN_STATUSES, type NodeStatus } from '../../model/types.js';
+import { PLAN_STATUSES } from '../../model/types.js';
 import type { HttpEnv } from '../auth.js';
 import { addEndpoint } from '../endpoint.js';
 import { createOnce } from '../idempotency.js';
@@ -12,6 +11,7 @@ import { DiagnosticSchema, PlanIdParams, PlanSchema } from '../schemas.js';
 /** Plans: the list, creating one, one plan's summary, its DOT, its drawing and its report. */
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+const PLAN_ID = /^p_[a-z0-9]{1,40}$/;
 
 const CreateBody = z
   .object({
@@ -57,10 +57,17 @@ export function planRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void {
       ok: { description: 'A page of plans and the cursor of the next one.', schema: z.object({ plans: z.array(PlanSchema), next: z.string().nullable() }) },
     },
     async ({ query }) => {
-      let plans = await dotplan.plans(query.status !== undefined ? { status: query.status } : {});
-      if (query.root === 'true') plans = plans.filter((p) => p.rootPlanId === undefined);
-      else if (query.root !== undefined) plans = plans.filter((p) => p.id === query.root || p.rootPlanId === query.root);
-      return page(plans, query.cursor, query.limit ?? 100);
+      const limit = query.limit ?? 100;
+      if (query.cursor !== undefined && !PLAN_ID.test(query.cursor))
+        throw InvalidArgumentError.about('cursor', `is not a plan id (${query.cursor}); give the \`next\` of the page before`);
+      const plans = await dotplan.store.plans.page({
+        ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.root === 'true' ? { roots: true } : query.root !== undefined ? { root: query.root } : {}),
+        ...(query.cursor !== undefined ? { before: query.cursor } : {}),
+        limit: limit + 1,
+      });
+      const page = plans.slice(0, limit);
+      return { plans: page, next: plans.length > limit ? (page.at(-1)?.id ?? null) : null };
     },
   );
 
@@ -107,14 +114,12 @@ export function planRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void {
       errors: [404],
     },
     async ({ params }) => {
-      const [plan, nodes, waiting, tree] = await Promise.all([
+      const [plan, counts, waiting, tree] = await Promise.all([
         dotplan.plan(params.planId),
-        dotplan.nodes(params.planId),
+        dotplan.store.plans.statusCounts(params.planId),
         dotplan.waitingFor(params.planId),
         dotplan.tree(params.planId),
       ]);
-      const counts: Partial<Record<NodeStatus, number>> = {};
-      for (const node of nodes) counts[node.status] = (counts[node.status] ?? 0) + 1;
       const children = tree.plans
         .filter((p) => p.parent?.planId === plan.id)
         .map((p) => ({ id: p.id, title: p.title, status: p.status, nodeId: p.parent?.nodeId ?? '', ...(p.instance ? { instance: p.instance } : {}) }));
@@ -178,17 +183,10 @@ export function planRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void {
       const format = query.format ?? 'md';
       const text = await dotplan.report(params.planId, { format });
       const type = { md: 'text/markdown; charset=utf-8', html: 'text/html; charset=utf-8', json: 'application/json' }[format];
-      return c.body(text, 200, { 'content-type': type });
+      // The HTML report is one self-contained page: its inline styles and drawing, nothing else (no script).
+      const csp: Record<string, string> =
+        format === 'html' ? { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'" } : {};
+      return c.body(text, 200, { 'content-type': type, ...csp });
     },
   );
-}
-
-/** A page of plans after `cursor` (a plan id), newest first; `next` names the last one when more follow. */
-function page(plans: PlanRecord[], cursor: string | undefined, limit: number): { plans: PlanRecord[]; next: string | null } {
-  const sorted = [...plans].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  const at = cursor === undefined ? -1 : sorted.findIndex((p) => p.id === cursor);
-  if (cursor !== undefined && at < 0) throw InvalidArgumentError.about('cursor', `is not a plan of this list (${cursor}); start again without it`);
-  const start = at + 1;
-  const slice = sorted.slice(start, start + limit);
-  return { plans: slice, next: start + limit < sorted.length ? (slice.at(-1)?.id ?? null) : null };
 }

@@ -82,6 +82,24 @@ export function streamRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan, hub: E
   };
 }
 
+/**
+ * An event as an SSE message, encoded once however many streams send it: the hub hands every stream
+ * the same record, and 200 streams on a busy plan would otherwise serialise each event 200 times.
+ * (JSON has no raw line breaks, so the data is one `data:` line.)
+ */
+const encoded = new WeakMap<EventRecord, Uint8Array>();
+/** Bytes a stream may buffer before the hub waits for it. */
+const BUFFER_BYTES = 256 * 1024;
+const encoder = new TextEncoder();
+function wire(event: EventRecord): Uint8Array {
+  let bytes = encoded.get(event);
+  if (!bytes) {
+    bytes = encoder.encode(`id: ${event.id}\nevent: dotplan\ndata: ${JSON.stringify(event)}\n\n`);
+    encoded.set(event, bytes);
+  }
+  return bytes;
+}
+
 /** Where a stream starts: `Last-Event-ID` (a reconnect), else `?after=`, else now. */
 function startAfter(c: Context): number | undefined {
   const text = c.req.header('last-event-id') ?? c.req.query('after');
@@ -97,29 +115,45 @@ async function serve(
   filter: HubFilter,
   after: number | undefined,
   options: StreamOptions,
-  open_: Set<() => void>,
+  openStreams: Set<() => void>,
 ): Promise<Response> {
   const from = after ?? (await dotplan.events.lastId());
-  // Events reach this stream through the hub, in order, from the moment it subscribes; they are
-  // written one after another on one chain, which waits for the response to open.
+  // Events reach this stream through the hub, in order, from the moment it subscribes. They are
+  // buffered and written in batches (one write for what came in while the last was being written),
+  // once the response is open; the hub is made to wait only while more than BUFFER_BYTES are waiting,
+  // so a slow client is still held back (and, too far behind, dropped by the hub).
   let open!: (stream: SSEStreamingApi) => void;
   const opened = new Promise<SSEStreamingApi>((resolve) => (open = resolve));
   let isOpen = false;
   let closed = false;
   let lastSent = Date.now();
-  let chain = Promise.resolve();
   let end = (): void => {
     closed = true;
   };
-  const send = (event: EventRecord): Promise<void> | undefined => {
-    chain = chain.then(async () => {
-      const stream = await opened;
-      if (closed) return;
+  const waiting: Uint8Array[] = [];
+  let waitingBytes = 0;
+  let flushing: Promise<void> | undefined;
+  const flush = async (): Promise<void> => {
+    const stream = await opened;
+    while (waiting.length > 0 && !closed) {
+      const batch = waiting.splice(0);
+      waitingBytes = 0;
       lastSent = Date.now();
-      await stream.writeSSE({ id: String(event.id), event: 'dotplan', data: JSON.stringify(event) });
-    });
-    // Until the response is open, the hub does not wait (it is still inside `subscribe`).
-    return isOpen ? chain : undefined;
+      await stream.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch));
+    }
+  };
+  const kick = (): Promise<void> =>
+    (flushing ??= flush().finally(() => {
+      flushing = undefined;
+      if (waiting.length > 0 && !closed) void kick();
+    }));
+  const send = (event: EventRecord): Promise<void> | undefined => {
+    const bytes = wire(event);
+    waiting.push(bytes);
+    waitingBytes += bytes.byteLength;
+    const written = kick();
+    // Until the response is open the hub is not made to wait: it may still be inside `subscribe`.
+    return isOpen && waitingBytes > BUFFER_BYTES ? written : undefined;
   };
   const unsubscribe = await hub.subscribe(filter, from, send, () => end());
   return streamSSE(c, async (stream) => {
@@ -132,11 +166,11 @@ async function serve(
         if (closed) return;
         closed = true;
         unsubscribe();
-        open_.delete(end);
+        openStreams.delete(end);
         resolve();
       };
     });
-    open_.add(end);
+    openStreams.add(end);
     stream.onAbort(() => end());
     c.req.raw.signal.addEventListener('abort', () => end(), { once: true });
     isOpen = true;

@@ -28,3 +28,15 @@ CREATE TABLE "request_keys" (
     "created_at" BIGINT NOT NULL,
     CONSTRAINT "request_keys_pkey" PRIMARY KEY ("owner", "request_key")
 );
+
+-- Browser sessions of `dotplan serve`: a login exchanges a token for a random session id kept in an HttpOnly
+-- cookie; only the id's SHA-256 is stored, with the token it stands for (revoking the token ends its sessions),
+-- the CSRF value cookie-authenticated commands must send back, and when it expires.
+CREATE TABLE "sessions" (
+    "id_sha256" TEXT NOT NULL,
+    "token_id" INTEGER NOT NULL,
+    "csrf" TEXT NOT NULL,
+    "created_at" BIGINT NOT NULL,
+    "expires_at" BIGINT NOT NULL,
+    CONSTRAINT "sessions_pkey" PRIMARY KEY ("id_sha256")
+);
