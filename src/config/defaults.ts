@@ -134,6 +134,8 @@ export interface Config {
     port: number;
     /** The address people reach the server at (behind a proxy: the proxy's). Chat notices then link to the question's or review's page. Default: undefined. Env `DOTPLAN_PUBLIC_URL`. */
     publicUrl?: string;
+    /** Origins whose pages may call the API with a token (CORS). Default: [] (CORS off). Env `DOTPLAN_CORS_ORIGINS` (comma-separated). */
+    corsOrigins: string[];
     /** Requests one token (or the anonymous local user) may make per minute; past it, 429 with Retry-After. 0: no limit. Default: 600. Env `DOTPLAN_RATE_LIMIT`. */
     rateLimit: number;
   };
@@ -157,7 +159,7 @@ export function defaultConfig(): Config {
     notify: { reminderInterval: '1h', webhookUrl: undefined, targets: [], retries: 3, retryDelay: '1s' },
     openai: { baseURL: undefined, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', apiKey: undefined, timeoutMs: 60_000, maxRetries: 3 },
     reflection: { maxRewriteAttempts: 3, maxReplans: 3, maxTokens: 0, resultChars: 2000, retryDelay: '1s', maxReplyBytes: DEFAULT_MAX_REPLY_BYTES },
-    serve: { host: '127.0.0.1', port: 8370, publicUrl: undefined, rateLimit: 600 },
+    serve: { host: '127.0.0.1', port: 8370, publicUrl: undefined, corsOrigins: [], rateLimit: 600 },
     limits: { maxDotBytes: DOT_LIMITS.maxBytes, maxDotElements: DOT_LIMITS.maxASTNodes, maxPlanDepth: 4, maxChildPlans: 100 },
   };
 }

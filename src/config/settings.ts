@@ -85,6 +85,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'serve.host', env: 'DOTPLAN_SERVE_HOST', flag: 'host', flagName: '--host', kind: 'text' },
   { key: 'serve.port', env: 'DOTPLAN_SERVE_PORT', flag: 'port', flagName: '--port', kind: 'count' },
   { key: 'serve.publicUrl', env: 'DOTPLAN_PUBLIC_URL', kind: 'url' },
+  { key: 'serve.corsOrigins', env: 'DOTPLAN_CORS_ORIGINS', kind: 'list' },
   { key: 'serve.rateLimit', env: 'DOTPLAN_RATE_LIMIT', kind: 'count' },
   { key: 'limits.maxDotBytes', env: 'DOTPLAN_MAX_DOT_BYTES', kind: 'positiveInt' },
   { key: 'limits.maxDotElements', env: 'DOTPLAN_MAX_DOT_ELEMENTS', kind: 'positiveInt' },

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Dotplan } from '../operations/dotplan.js';
 import { authenticate, rateLimit, sameOriginCommands, type HttpEnv } from './auth.js';
@@ -10,6 +11,7 @@ import { commandRoutes } from './routes/commands.js';
 import { planRoutes } from './routes/plans.js';
 import { readRoutes } from './routes/reads.js';
 import { revisionRoutes } from './routes/revisions.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { streamRoutes, type OpenStreams, type StreamOptions } from './routes/streams.js';
 import { uiRoutes } from './ui.js';
 
@@ -19,6 +21,8 @@ import { uiRoutes } from './ui.js';
  * `/openapi.json`. `dotplan serve` listens with it; a service mounts `app` in its own Hono app.
  */
 export interface HttpOptions extends StreamOptions {
+  /** Origins whose pages may call the API (CORS), e.g. `https://ops.example.com`. Default: the config's `serve.corsOrigins` (none: CORS off). */
+  corsOrigins?: readonly string[];
   /** Requests per minute per token (0: no limit). Default: the config's `serve.rateLimit`. */
   rateLimit?: number;
   /** Say what a request that failed inside the server was (its stack), where the operator reads it. Default: stderr. */
@@ -86,13 +90,28 @@ export function createHttpApi(dotplan: Dotplan, options: HttpOptions = {}): Http
         ),
     }),
   );
-  app.use('/v1/*', sameOriginCommands());
+  const corsOrigins = options.corsOrigins ?? dotplan.config.serve.corsOrigins;
+  if (corsOrigins.length > 0) {
+    // Pages on these origins may call the API with a bearer token (the session cookie is SameSite=Strict: never sent from them).
+    app.use(
+      '/v1/*',
+      cors({
+        origin: [...corsOrigins],
+        allowMethods: ['GET', 'POST'],
+        allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'],
+        exposeHeaders: ['etag', 'retry-after', 'idempotent-replayed', 'x-dotplan-revision'],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.use('/v1/*', sameOriginCommands(corsOrigins));
   loginRoute(app, dotplan);
   app.use('/v1/*', authenticate(dotplan));
   app.use('/v1/*', rateLimit(options.rateLimit ?? dotplan.config.serve.rateLimit));
 
   sessionRoutes(app, dotplan);
   planRoutes(app, dotplan);
+  tokenRoutes(app, dotplan);
   commandRoutes(app, dotplan);
   revisionRoutes(app, dotplan);
   readRoutes(app, dotplan);

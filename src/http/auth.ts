@@ -93,12 +93,15 @@ export function requireScope(needed: TokenScope): MiddlewareHandler<HttpEnv> {
 
 /**
  * Refuses what a browser on another site could send: a command whose body is not JSON (a plain form
- * post needs no CORS pre-flight) and a request whose `Origin` is not this server's own.
+ * post needs no CORS pre-flight) and a request whose `Origin` is neither this server's own nor one
+ * CORS was configured for (`serve.corsOrigins`).
  */
-export function sameOriginCommands(): MiddlewareHandler<HttpEnv> {
+export function sameOriginCommands(allowed: readonly string[] = []): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== 'null') {
+    if (origin !== undefined && allowed.includes(origin)) {
+      // an origin CORS was configured for: its requests carry a bearer token (checked next)
+    } else if (origin !== undefined && origin !== 'null') {
       let host: string | undefined;
       try {
         host = new URL(origin).host;

@@ -169,6 +169,7 @@ export const SIGNATURES = {
     options: z
       .strictObject({
         rateLimit: z.number().int().min(0).optional(),
+        corsOrigins: z.array(z.url()).optional(),
         keepAliveMs: z.number().int().positive().optional(),
         idleMs: z.number().int().positive().optional(),
         logError: fn.optional(),
