@@ -22,7 +22,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: workers,
     projects: [
-      { extends: true as const, test: { name: 'db', include: [...SUITES.db.include] } },
+      { extends: true as const, test: { name: 'db', include: [...SUITES.db.include], exclude: [...SUITES.db.exclude] } },
       ...(onPostgres
         ? []
         : [
@@ -31,6 +31,7 @@ export default defineConfig({
               test: { name: 'unit', include: [...SUITES.unit.include], exclude: [...SUITES.unit.exclude], setupFiles: ['test/support/no-database.ts'] },
             },
             { extends: true as const, test: { name: 'bench', include: [...SUITES.bench.include] } },
+            { extends: true as const, test: { name: 'browser', include: [...SUITES.browser.include] } },
           ]),
     ],
   },
