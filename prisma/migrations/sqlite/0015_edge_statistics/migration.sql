@@ -1,0 +1,2 @@
+-- dotplan 0015 (sqlite): nothing to do. PostgreSQL's migration of this number tells its planner that a node has
+-- few out-edges (edges.from_node's n_distinct); SQLite's planner takes the (plan_id, from_node) index by itself.
