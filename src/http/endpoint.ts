@@ -41,7 +41,6 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   403: "The token's scope is too small, or the request comes from another origin.",
   404: 'The plan, node, revision or template does not exist.',
   409: 'A move its driver may not make, or a clash with what happened since.',
-  412: 'The plan changed since the revision the request names.',
   413: 'The body is larger than the limit.',
   422: 'The input cannot be used: `diagnostics` or `argument` says where.',
   429: 'Too many requests for this token, or too many open streams.',
@@ -53,7 +52,7 @@ export function addEndpoint<P extends z.ZodType = z.ZodObject, Q extends z.ZodTy
   handler: (input: Input<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>,
 ): void {
   const { ok } = endpoint;
-  const errors = [...new Set([...COMMON_ERRORS, ...(endpoint.errors ?? [])])].sort();
+  const errors = [...new Set([...COMMON_ERRORS, ...(endpoint.body ? [413] : []), ...(endpoint.errors ?? [])])].sort();
   const route = createRoute({
     method: endpoint.method,
     path: endpoint.path,
@@ -96,4 +95,19 @@ export function addEndpoint<P extends z.ZodType = z.ZodObject, Q extends z.ZodTy
     if (result instanceof Response) return result;
     return c.json(result as object, ok.status ?? 200);
   });
+}
+
+/**
+ * A command's options as the use cases take them: the token's name as who did it, and the body's
+ * `reason` and `dryRun` where it gave them.
+ */
+export function actedBy(
+  principal: Principal,
+  body: { reason?: string | undefined; dryRun?: boolean | undefined } = {},
+): { by: string; reason?: string; dryRun?: boolean } {
+  return {
+    by: principal.name,
+    ...(body.reason !== undefined ? { reason: body.reason } : {}),
+    ...(body.dryRun !== undefined ? { dryRun: body.dryRun } : {}),
+  };
 }

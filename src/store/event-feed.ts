@@ -25,7 +25,7 @@ export class SqlEventFeed implements EventFeed {
     private readonly wakes: Wakes,
   ) {}
 
-  list(planId: string, options: { after?: number; upTo?: number; kind?: EventKind; limit?: number } = {}): Promise<EventRecord[]> {
+  list(planId: string, options: { nodeId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number } = {}): Promise<EventRecord[]> {
     return listEvents(this.db, { planId, ...options });
   }
 

@@ -278,7 +278,7 @@ export interface Following {
 
 export interface EventFeed {
   /** The plan's events after `after`, up to `upTo`, of one kind if given, oldest first. */
-  list(planId: string, options?: { after?: number; upTo?: number; kind?: EventKind; limit?: number }): Promise<EventRecord[]>;
+  list(planId: string, options?: { nodeId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number }): Promise<EventRecord[]>;
   /** Every plan's events after an id (of one kind if given), oldest first, at most `limit` (default 1000). */
   listAll(options?: { after?: number; limit?: number; kind?: EventKind }): Promise<EventRecord[]>;
   /** The newest event id, 0 when there is none. */

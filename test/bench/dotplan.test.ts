@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src/bench/dotplan.js';
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { VALIDATE_SHAPES } from '../../src/bench/scenarios/validate-shapes.js';
-import { postgresServerUrl } from '../support/db.js';
+import { benchPostgresUrl } from '../support/db.js';
 
 const SIZES: BenchSizes = {
   nodes: 300,
@@ -19,10 +19,7 @@ const SIZES: BenchSizes = {
   cli: { plans: 3, runs: 1 },
   paused: 300,
 };
-const url = process.env.DATABASE_URL;
-// PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local server if need be.
-const postgresUrl =
-  url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
+const postgresUrl = benchPostgresUrl();
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -5,13 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { benchGraphileWorker } from '../../src/bench/graphile.js';
 import { renderBench, runBench, type DotplanBenchTarget } from '../../src/bench/run.js';
 import type { BenchResult } from '../../src/bench/results.js';
-import { postgresServerUrl } from '../support/db.js';
+import { benchPostgresUrl } from '../support/db.js';
 
-const url = process.env.DATABASE_URL;
-// PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local
-// server if need be, so that a server that cannot be reached fails these tests instead of skipping them.
-const postgresUrl =
-  url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
+const postgresUrl = benchPostgresUrl();
 const reason = postgresUrl ? '' : ' (skipped: set DATABASE_URL=postgres://… to run)';
 
 async function schemaExists(schema: string): Promise<boolean> {

@@ -8,17 +8,13 @@ import type { BenchResult } from '../../src/bench/results.js';
 import { renderBench, runBench, type DotplanBenchTarget } from '../../src/bench/run.js';
 import { httpBench, openHttpBench, type HttpFixture, type HttpSizes } from '../../src/bench/scenarios/http.js';
 import { parseBlock } from '../../src/bench/scenarios/http-sse.js';
-import { postgresServerUrl } from '../support/db.js';
+import { benchPostgresUrl } from '../support/db.js';
 import { runInProcess } from '../support/in-process.js';
 
 /** Small sizes: the test checks that the scenarios run and give sane figures, never how fast. */
 const SIZES: HttpSizes = { nodes: 60, plans: 25, requests: 4, minMs: 20, commits: 8 };
 
-const url = process.env.DATABASE_URL;
-// PostgreSQL: the server DATABASE_URL names; in CI (and with DB=postgres) always, on the default local
-// server if need be, so that a server that cannot be reached fails these tests instead of skipping them.
-const postgresUrl =
-  url !== undefined && /^postgres(ql)?:\/\//.test(url) ? url : process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
+const postgresUrl = benchPostgresUrl();
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -28,6 +28,17 @@ export function postgresServerUrl(): string {
   return /^postgres(ql)?:\/\//i.test(url) ? url : DEFAULT_POSTGRES_URL;
 }
 
+/**
+ * The PostgreSQL server a benchmark test measures on: the one DATABASE_URL names; in CI (and with
+ * DB=postgres) always, on the default local server if need be, so that a server that cannot be
+ * reached fails those tests instead of skipping them; otherwise none (the tests skip, and say why).
+ */
+export function benchPostgresUrl(): string | undefined {
+  const url = process.env.DATABASE_URL;
+  if (url !== undefined && /^postgres(ql)?:\/\//i.test(url)) return url;
+  return process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
+}
+
 export async function createTestStore(backend: TestBackend = testBackend(), options: Omit<OpenStoreOptions, 'url'> = {}): Promise<TestStore> {
   return backend === 'postgres' ? createPostgresStore(options) : createSqliteStore(options);
 }

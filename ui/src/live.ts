@@ -32,11 +32,12 @@ export function useEvents(url: string | undefined, onEvent: (event: PlanEvent) =
   }, [url]);
 }
 
-/** A function that runs `fn` once, `ms` after the last of a burst of calls. */
-export function debounce(fn: () => void, ms: number): () => void {
+/** A function that runs `fn` once, `ms` after the last of a burst of calls; `cancel` drops a pending run. */
+export function debounce(fn: () => void, ms: number): (() => void) & { cancel: () => void } {
   let timer: number | undefined;
-  return () => {
+  const run = () => {
     window.clearTimeout(timer);
     timer = window.setTimeout(fn, ms);
   };
+  return Object.assign(run, { cancel: () => window.clearTimeout(timer) });
 }

@@ -38,10 +38,17 @@ export async function login(token: string): Promise<void> {
   use(await api.post<Session>('/v1/session', { token }));
 }
 
+/**
+ * Log out. The pages go first (their streams close, their pending reads are dropped), so nothing
+ * they would still read meets the ended session with a 401; then the server ends it.
+ */
 export async function logout(): Promise<void> {
-  await api.post('/v1/session/logout');
-  setCsrf('');
   session.value = null;
+  try {
+    await api.post('/v1/session/logout');
+  } finally {
+    setCsrf('');
+  }
 }
 
 /** Whether the session's scope allows a driver's moves: read < answer < operate < admin. */

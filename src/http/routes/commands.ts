@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Dotplan } from '../../operations/dotplan.js';
 import type { TokenScope } from '../../operations/tokens.js';
 import type { HttpEnv } from '../auth.js';
-import { addEndpoint } from '../endpoint.js';
+import { actedBy, addEndpoint } from '../endpoint.js';
 import { CommandBody, NodeParams, NodeSchema, PlanIdParams, PlanSchema } from '../schemas.js';
 import { applyAnswer } from './apply-answer.js';
 
@@ -38,8 +38,7 @@ export function commandRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void
         ok: { description: 'The plan after the move.', schema: PlanSchema },
         errors: [404, 409],
       },
-      async ({ params, body, principal }) =>
-        dotplan[command.name](params.planId, { by: principal.name, ...(body.reason !== undefined ? { reason: body.reason } : {}) }),
+      async ({ params, body, principal }) => dotplan[command.name](params.planId, actedBy(principal, body)),
     );
   }
 
@@ -76,7 +75,7 @@ export function commandRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void
       errors: [404, 409],
     },
     async ({ params, body, principal, c }) => {
-      const options = { by: principal.name, ...(body.reason !== undefined ? { reason: body.reason } : {}) };
+      const options = actedBy(principal, body);
       if ('dot' in body) return applyAnswer(c, await dotplan.modify(params.planId, { dot: body.dot, source: '<request>' }, options));
       return dotplan.modify(params.planId, { suggestion: body.suggestion }, options);
     },
@@ -112,8 +111,7 @@ export function commandRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void
         ok: { description: 'The node after the move.', schema: NodeSchema },
         errors: [404, 409],
       },
-      async ({ params, body, principal }) =>
-        dotplan[command.name](params.planId, params.nodeId, { by: principal.name, ...(body.reason !== undefined ? { reason: body.reason } : {}) }),
+      async ({ params, body, principal }) => dotplan[command.name](params.planId, params.nodeId, actedBy(principal, body)),
     );
   }
 }

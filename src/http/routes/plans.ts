@@ -114,15 +114,16 @@ export function planRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void {
       errors: [404],
     },
     async ({ params }) => {
-      const [plan, counts, waiting, tree] = await Promise.all([
+      // The tree's places (one read of its plans), not `dotplan.tree`, which reads each plan and what waits in it.
+      const [plan, counts, waiting, places] = await Promise.all([
         dotplan.plan(params.planId),
         dotplan.store.plans.statusCounts(params.planId),
         dotplan.waitingFor(params.planId),
-        dotplan.tree(params.planId),
+        dotplan.store.tree.treeOf(params.planId),
       ]);
-      const children = tree.plans
-        .filter((p) => p.parent?.planId === plan.id)
-        .map((p) => ({ id: p.id, title: p.title, status: p.status, nodeId: p.parent?.nodeId ?? '', ...(p.instance ? { instance: p.instance } : {}) }));
+      const children = places
+        .filter((p) => p.parentPlanId === plan.id)
+        .map((p) => ({ id: p.id, title: p.title, status: p.status, nodeId: p.parentNodeId ?? '', ...(p.instance ? { instance: p.instance } : {}) }));
       return { plan, nodes: counts, waiting, children };
     },
   );

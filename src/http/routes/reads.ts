@@ -39,8 +39,11 @@ export function readRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): void {
       errors: [404],
     },
     async ({ params }) => {
-      const [node, events] = await Promise.all([dotplan.node(params.planId, params.nodeId), dotplan.events.list({ planId: params.planId })]);
-      return { ...node, events: events.filter((e) => e.nodeId === params.nodeId) };
+      const [node, events] = await Promise.all([
+        dotplan.node(params.planId, params.nodeId),
+        dotplan.store.events.list(params.planId, { nodeId: params.nodeId }),
+      ]);
+      return { ...node, events };
     },
   );
 

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Dotplan } from '../../operations/dotplan.js';
 import type { HttpEnv } from '../auth.js';
-import { addEndpoint } from '../endpoint.js';
+import { actedBy, addEndpoint } from '../endpoint.js';
 import { ApplyReportSchema, ChangeSchema, PlanIdParams } from '../schemas.js';
 import { applyAnswer } from './apply-answer.js';
 
@@ -78,15 +78,7 @@ export function revisionRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): voi
       errors: [404, 409],
     },
     async ({ params, body, principal, c }) =>
-      applyAnswer(
-        c,
-        await dotplan.apply(params.planId, body.dot, {
-          by: principal.name,
-          source: '<request>',
-          ...(body.dryRun !== undefined ? { dryRun: body.dryRun } : {}),
-          ...(body.reason !== undefined ? { reason: body.reason } : {}),
-        }),
-      ),
+      applyAnswer(c, await dotplan.apply(params.planId, body.dot, { ...actedBy(principal, body), source: '<request>' })),
   );
 
   addEndpoint(
@@ -102,14 +94,6 @@ export function revisionRoutes(app: OpenAPIHono<HttpEnv>, dotplan: Dotplan): voi
       ok: { description: 'The apply report.', schema: ApplyReportSchema },
       errors: [404, 409],
     },
-    async ({ params, body, principal, c }) =>
-      applyAnswer(
-        c,
-        await dotplan.revert(params.planId, body.revision, {
-          by: principal.name,
-          ...(body.dryRun !== undefined ? { dryRun: body.dryRun } : {}),
-          ...(body.reason !== undefined ? { reason: body.reason } : {}),
-        }),
-      ),
+    async ({ params, body, principal, c }) => applyAnswer(c, await dotplan.revert(params.planId, body.revision, actedBy(principal, body))),
   );
 }

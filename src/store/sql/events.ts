@@ -27,10 +27,11 @@ export function eventStatements(rows: readonly EventWrite[]): Statement[] {
 
 export async function listEvents(
   q: Queryable,
-  filter: { planId?: string; rootPlanId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number },
+  filter: { planId?: string; nodeId?: string; rootPlanId?: string; after?: number; upTo?: number; kind?: EventKind; limit?: number },
 ): Promise<EventRecord[]> {
   const where = [
     filter.planId !== undefined ? 'plan_id = ?' : '',
+    filter.nodeId !== undefined ? 'node_id = ?' : '',
     // A tree's events: its root's and every child plan's, interleaved in commit order.
     filter.rootPlanId !== undefined ? '(plan_id = ? OR plan_id IN (SELECT id FROM plans WHERE root_plan_id = ?))' : '',
     'id > ?',
@@ -39,6 +40,7 @@ export async function listEvents(
   ].filter(Boolean);
   const params = [
     ...(filter.planId !== undefined ? [filter.planId] : []),
+    ...(filter.nodeId !== undefined ? [filter.nodeId] : []),
     ...(filter.rootPlanId !== undefined ? [filter.rootPlanId, filter.rootPlanId] : []),
     filter.after ?? 0,
     ...(filter.upTo !== undefined ? [filter.upTo] : []),

@@ -27,6 +27,7 @@ export function InboxPage() {
   };
   const [tick, setTick] = useState(0);
   const reread = useMemo(() => debounce(() => setTick((n) => n + 1), 200), []);
+  useEffect(() => reread.cancel, [reread]);
   useEffect(() => {
     if (tick > 0) void read();
   }, [tick]);

@@ -52,7 +52,7 @@ function makeLive(planId: string) {
     api
       .get<PlanSummary>(base)
       .then((s) => !stopped && (state.summary.value = s))
-      .catch((e: unknown) => (state.error.value = errorText(e)));
+      .catch((e: unknown) => !stopped && (state.error.value = errorText(e)));
   }, 150);
 
   async function readNodes(): Promise<void> {
@@ -111,7 +111,9 @@ function makeLive(planId: string) {
     onEvent,
     onOpen: () => void readAll(),
     stop: () => {
+      // Gone from the page (or logged out): no read of it may start afterwards.
       stopped = true;
+      readSummary.cancel();
     },
   };
 }

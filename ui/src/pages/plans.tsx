@@ -47,6 +47,7 @@ export function PlansPage({ status }: { status: string | undefined }) {
   }, [subscribed, query]);
   const [tick, setTick] = useState(0);
   const reread = useMemo(() => debounce(() => setTick((n) => n + 1), 300), []);
+  useEffect(() => reread.cancel, [reread]);
   useEffect(() => {
     if (tick > 0) void read();
   }, [tick]);
