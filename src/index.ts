@@ -55,6 +55,7 @@ export type { OpenStreams, StreamOptions } from './http/routes/streams.js';
 // What the methods return.
 export type { Backend, EdgeRecord, EventRecord, Following, NodeRecord, ParentNode, PlanRecord, RevisionRecord } from './store/types.js';
 export type { AgentDefinition, AgentKind } from './agents/types.js';
+export type { McpHttpServer, McpServerConfig, McpStdioServer } from './mcp/servers.js';
 export type { AgentHistory, TreeEntry, TreeView } from './operations/tree-views.js';
 export type { LlmCallRecord, LlmCallInput, LlmPurpose, LlmOutcome } from './store/llm-queue.js';
 export type { EventInput } from './engine/step.js';

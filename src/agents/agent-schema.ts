@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { TOOL_CODE } from '../tools/tool-schema.js';
+import { TOOL_CODE, toolCodeRule } from '../tools/tool-schema.js';
 import { AGENT_KINDS, type AgentDefinition } from './types.js';
 
 const kinds = Object.keys(AGENT_KINDS) as Array<keyof typeof AGENT_KINDS>;
-const code = z
-  .string()
-  .regex(TOOL_CODE, { error: (issue) => `must be a name of letters, digits, _ . : - starting with a letter or _ (got ${JSON.stringify(issue.input)})` });
+const code = z.string().regex(TOOL_CODE, { error: (issue) => toolCodeRule(issue.input) });
 const names = z.array(code);
 
 /** An agent's definition as the config file and `openDotplan({ agents })` give it; each problem worded for its field. */

@@ -61,7 +61,9 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
   let dotplan: Promise<Dotplan> | undefined;
   let reads: Promise<DotplanReads> | undefined;
   const getTools = () =>
-    (tools ??= import('../tools/registry.js').then(({ createRegistry }) => createRegistry({ userModules: config.tools, http: config.http, cwd: io.cwd })));
+    (tools ??= import('../tools/registry.js').then(({ createRegistry }) =>
+      createRegistry({ userModules: config.tools, http: config.http, mcp: config.mcp, cwd: io.cwd }),
+    ));
   // Loaded here, not above: a command that needs no database (validate, render) does not load its client.
   const parts = async (create: boolean) => {
     const [{ buildAgentRegistry }, { openStore }, registry] = await Promise.all([import('../agents/registry.js'), import('../store/index.js'), getTools()]);

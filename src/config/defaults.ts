@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../agents/types.js';
 import { DOT_LIMITS } from '../dot/limits.js';
 import { DEFAULT_MAX_REPLY_BYTES } from '../llm/reply.js';
+import type { McpServerConfig } from '../mcp/servers.js';
 import type { NotifierConfig } from '../notify/targets.js';
 
 /**
@@ -22,6 +23,11 @@ export interface Config {
   tools: string[];
   /** The agents agent nodes may name (config file only; see src/agents/types.ts). Default: none. */
   agents: AgentDefinition[];
+  /**
+   * MCP servers by name, whose tools nodes call as `toolCode="mcp:<server>/<tool>"` (config file and
+   * `openDotplan({ config: { mcp } })`; see the README's "Tools from MCP servers"). Default: none.
+   */
+  mcp: Record<string, McpServerConfig>;
   /** The built-in `http` tool. */
   http: {
     /**
@@ -153,6 +159,7 @@ export function defaultConfig(): Config {
     databaseUrl: undefined,
     tools: [],
     agents: [],
+    mcp: {},
     http: { allowHosts: [], allowPrivate: false },
     worker: { poll: '*/30 * * * * *', concurrency: 4, leaseMs: 10_000, llmSlots: 1 },
     retry: { retries: 0, retryDelay: '1s', timeout: undefined },

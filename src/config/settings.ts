@@ -4,6 +4,7 @@ import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { parseNotifiers } from '../notify/targets.js';
 import { parseAgents } from '../agents/agent-schema.js';
+import { parseMcpServers } from '../mcp/servers.js';
 
 /**
  * The table of settings: where each lives in the config object and file (`key`), which environment
@@ -48,7 +49,7 @@ export interface ConfigFlags {
   port?: string | number;
 }
 
-type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean' | 'agents';
+type Kind = 'text' | 'url' | 'list' | 'paths' | 'positiveInt' | 'count' | 'duration' | 'cron' | 'notifiers' | 'boolean' | 'agents' | 'mcp';
 
 /** The environment, for values that name a variable (`env:NAME` in a notifier). */
 export type Env = Record<string, string | undefined>;
@@ -57,6 +58,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'databaseUrl', flagName: '--db', kind: 'text' },
   { key: 'tools', env: 'DOTPLAN_TOOLS', flag: 'tools', flagName: '--tools', kind: 'paths' },
   { key: 'agents', kind: 'agents' },
+  { key: 'mcp', kind: 'mcp' },
   { key: 'http.allowHosts', env: 'DOTPLAN_HTTP_ALLOW', flag: 'httpAllow', flagName: '--http-allow', kind: 'list' },
   { key: 'http.allowPrivate', env: 'DOTPLAN_HTTP_ALLOW_PRIVATE', kind: 'boolean' },
   { key: 'worker.poll', env: 'DOTPLAN_POLL', flag: 'poll', flagName: '--poll', kind: 'cron' },
@@ -149,6 +151,8 @@ export function fromJson(kind: Kind, value: unknown, baseDir: string, env: Env =
       return typeof value === 'boolean' ? { ok: true, value } : bad;
     case 'agents':
       return parseAgents(value, 'agents');
+    case 'mcp':
+      return parseMcpServers(value, 'mcp', baseDir);
   }
 }
 
@@ -176,5 +180,7 @@ function describe(kind: Kind): string {
       return 'must be a list of notifiers such as [{"type": "slack", "url": "https://hooks.slack.com/services/…"}]';
     case 'agents':
       return 'must be a list of agents such as [{"code": "searcher", "kind": "react", "description": "...", "tools": ["http"]}]';
+    case 'mcp':
+      return 'must be an object of MCP servers by name, such as {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}';
   }
 }

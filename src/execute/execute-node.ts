@@ -1,5 +1,6 @@
 import { coerceError, ToolError } from '../errors/errors.js';
 import type { Tool, ToolCatalogue, ToolContext } from '../tools/types.js';
+import { describeIssues } from '../tools/describe-issues.js';
 import { valueToText } from '../tools/json-path.js';
 import { resolveToolInput, resolveValue, type ReferenceScope } from './resolve-input.js';
 
@@ -174,17 +175,6 @@ export function toToolError(error: unknown): ToolError {
   const e = coerceError(error) as Error & { retryable?: unknown; nonRetryable?: unknown };
   const retryable = !(e.retryable === false || e.nonRetryable === true);
   return new ToolError(e.message || e.name, { retryable, cause: error });
-}
-
-function describeIssues(error: unknown): string {
-  const issues = (error as { issues?: { path?: PropertyKey[]; message?: string }[] } | undefined)?.issues;
-  if (!Array.isArray(issues) || issues.length === 0) return String(error);
-  return issues
-    .map((issue) => {
-      const path = (issue.path ?? []).map(String).join('.');
-      return path ? `${path}: ${issue.message}` : String(issue.message);
-    })
-    .join('; ');
 }
 
 function formatSeconds(ms: number): string {

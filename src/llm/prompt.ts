@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { writeDot } from '../dot/index.js';
 import { formatDiagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 import { MODEL_FIXED_GRAPH_ATTRIBUTES, MODEL_FIXED_NODE_ATTRIBUTES } from '../revisions/fixed-attributes.js';
+import { toolInputJsonSchema } from '../tools/json-schema.js';
 import type { Tool } from '../tools/types.js';
 
 /**
@@ -124,19 +124,10 @@ export function verifyMessages(
 function toolCatalogue(tools: readonly Tool[]): string {
   return tools
     .map((tool) => {
-      const schema = jsonSchema(tool.inputSchema);
+      const schema = toolInputJsonSchema(tool.inputSchema);
       return `- \`${tool.code}\`: ${tool.description ?? '(no description)'}${schema ? `\n  input schema: ${JSON.stringify(schema)}` : ''}`;
     })
     .join('\n');
-}
-
-function jsonSchema(schema: Tool['inputSchema']): unknown {
-  if (!schema || !(schema instanceof z.ZodType)) return undefined;
-  try {
-    return z.toJSONSchema(schema);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Each finished node with its output or error, cut to `chars`. */

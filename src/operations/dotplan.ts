@@ -216,9 +216,10 @@ export class Dotplan extends DotplanReads {
     return createHttpApi(this, options);
   }
 
-  /** Closes the database connection; workers of this Dotplan must be stopped first. */
-  close(): Promise<void> {
-    return this.store.close();
+  /** Ends the MCP servers' connections and closes the database connection; workers of this Dotplan must be stopped first. */
+  async close(): Promise<void> {
+    await this.tools.close?.();
+    await this.store.close();
   }
 
   #person(options: CommandOptions) {

@@ -40,7 +40,7 @@ export async function openDotplan(options: OpenDotplanOptions = {}): Promise<Dot
   checked('openDotplan', { options });
   const config = withDefaults(options.config);
   const cwd = options.cwd ?? process.cwd();
-  const tools = await createRegistry({ userModules: config.tools, http: config.http, cwd });
+  const tools = await createRegistry({ userModules: config.tools, http: config.http, mcp: config.mcp, cwd });
   for (const [index, tool] of (options.tools ?? []).entries()) tools.register(tool, `openDotplan's tools[${index}]`);
   const agents = buildAgentRegistry(config.agents, tools, options.agents ?? []);
   const store = await openStore({ ...(config.databaseUrl !== undefined ? { url: config.databaseUrl } : {}), cwd, retryDefaults: config.retry });

@@ -1,4 +1,9 @@
 import { DotplanError } from '../errors/errors.js';
+import { McpCatalogue } from '../mcp/catalogue.js';
+import type { McpToolInfo } from '../mcp/connect.js';
+import { McpConnections } from '../mcp/connections.js';
+import { mcpSource, mcpTool } from '../mcp/mcp-tools.js';
+import type { McpServerConfig } from '../mcp/servers.js';
 import { builtinTools } from './builtin/index.js';
 import type { HttpAccess } from './builtin/http-guard.js';
 import { loadUserTools } from './load-user-tools.js';
@@ -10,6 +15,8 @@ export const BUILTIN_SOURCE = 'built-in';
 /** The tools known to validation and to the worker: built-ins first, then user modules. */
 export class ToolRegistry implements ToolCatalogue {
   readonly #tools = new Map<string, { tool: Tool; source: string }>();
+  /** The MCP servers' connections, when servers are configured. */
+  mcp: McpConnections | undefined;
 
   /** Adds a tool; a code that is already taken is an error naming both sources. */
   register(tool: Tool, source = 'registered in code'): this {
@@ -37,12 +44,31 @@ export class ToolRegistry implements ToolCatalogue {
   sourceOf(code: string): string | undefined {
     return this.#tools.get(code)?.source;
   }
+
+  /** Puts `tools` in place of every tool that came from `source` (an MCP server whose tools changed). */
+  replaceSource(source: string, tools: readonly Tool[]): void {
+    for (const [code, entry] of this.#tools) if (entry.source === source) this.#tools.delete(code);
+    for (const tool of tools) this.register(tool, source);
+  }
+
+  hold(): () => Promise<void> {
+    return this.mcp?.hold() ?? (() => Promise.resolve());
+  }
+
+  /** Ends what the tools hold open (every MCP server process). */
+  async close(): Promise<void> {
+    await this.mcp?.close();
+  }
 }
 
 export interface RegistryOptions {
   /** User tool modules (paths relative to `cwd` or absolute), loaded in order. */
   userModules?: readonly string[];
   http?: HttpAccess;
+  /** MCP servers whose tools are registered as `mcp:<server>/<tool>` (their list cached; see {@link McpCatalogue}). */
+  mcp?: Readonly<Record<string, McpServerConfig>>;
+  /** List these servers' tools again (`true`: every server's) instead of trusting the cache. */
+  refreshMcp?: boolean | readonly string[];
   cwd?: string;
 }
 
@@ -53,5 +79,23 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Too
   for (const module of await loadUserTools(options.userModules ?? [], options.cwd)) {
     for (const tool of module.tools) registry.register(tool, module.path);
   }
+  const servers = options.mcp ?? {};
+  if (Object.keys(servers).length > 0) await registerMcpTools(registry, servers, options);
   return registry;
+}
+
+/** Each configured server's tools, from the cache (listed first where it has none), on shared connections that keep the cache current. */
+async function registerMcpTools(registry: ToolRegistry, servers: Readonly<Record<string, McpServerConfig>>, options: RegistryOptions): Promise<void> {
+  const cwd = options.cwd ?? process.cwd();
+  const catalogue = await McpCatalogue.load(servers, { cwd, ...(options.refreshMcp !== undefined ? { refresh: options.refreshMcp } : {}) });
+  const toolsOf = (server: string, listed: readonly McpToolInfo[]) => listed.map((info) => mcpTool(server, info, connections));
+  const connections = new McpConnections(servers, cwd, (server, listed) => {
+    // The server says its tools changed: the registry and the cache follow.
+    registry.replaceSource(mcpSource(server), toolsOf(server, listed));
+    void catalogue.update(server, servers[server]!, listed).catch(() => undefined);
+  });
+  registry.mcp = connections;
+  for (const server of Object.keys(servers)) {
+    for (const tool of toolsOf(server, catalogue.server(server)?.tools ?? [])) registry.register(tool, mcpSource(server));
+  }
 }

@@ -21,6 +21,8 @@ export interface ToolContext {
 export interface ToolInputSchema {
   /** Checks the node's resolved input: `success`, and the value to run with (`data`) or why not (`error`, zod's issues or any value). */
   safeParse(value: unknown): { success: boolean; data?: unknown; error?: unknown };
+  /** The input as a JSON schema, shown to the LLM (an MCP tool's own schema); zod schemas are converted without it. */
+  toJSONSchema?(): Record<string, unknown>;
 }
 
 /**
@@ -49,4 +51,11 @@ export interface ToolCatalogue {
   get(code: string): Tool | undefined;
   /** Every tool, built-in ones first. */
   list(): Tool[];
+  /**
+   * Keeps what the tools hold open (the MCP servers' connections) while a worker runs; the returned
+   * function lets go, and the last to let go closes them.
+   */
+  hold?(): () => Promise<void>;
+  /** Ends what the tools hold open, whoever holds it: `dotplan.close()` calls it. */
+  close?(): Promise<void>;
 }

@@ -26,6 +26,7 @@ export const DIAGNOSTIC_CODES = {
   TOOL_CALLS_MISSING: 'a multiFunction node without `toolCalls` (error when ready/running, warning when pending)',
   TOOL_CALLS_INVALID: '`toolCalls` is not a JSON array of {"toolCode", "toolInput"?}',
   TOOL_UNKNOWN: 'a `toolCode` that is not a registered tool',
+  TOOL_INPUT_INVALID: "a literal `toolInput` (no references) that the tool's input schema refuses (an MCP tool's JSON schema, a tool's zod schema)",
   QUESTION_MISSING: 'a node waiting for a person without `question` (warning for a pending confirm node)',
   QUESTION_EMPTY: 'a node waiting for (or about to ask) a person with an empty `question`',
   AGENT_CODE_MISSING: 'an agent node without `agentCode` (error when ready/running, warning when pending)',

@@ -1,10 +1,16 @@
+import { parseToolInput } from '../execute/resolve-input.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { parseToolCalls } from '../model/attributes.js';
+import { findReferences } from '../model/references.js';
+import { describeIssues } from '../tools/describe-issues.js';
 import type { GraphNode } from '../model/types.js';
 import { atNode, q, type Check, type CheckContext } from './context.js';
 import { nearest } from './suggest.js';
 
-/** `toolCode`s are registered tools (never evaluated); `toolCalls` is a JSON array of calls. */
+/**
+ * `toolCode`s are registered tools (never evaluated); `toolCalls` is a JSON array of calls; an input
+ * without references is checked against the tool's input schema.
+ */
 export const checkTools: Check = (ctx) => {
   const out: Diagnostic[] = [];
   for (const node of ctx.graph.nodes) {
@@ -13,6 +19,9 @@ export const checkTools: Check = (ctx) => {
     if (type === 'function' && toolCode !== undefined && toolCode.trim() !== '') {
       const unknown = unknownTool(ctx, node, toolCode, 'toolCode');
       if (unknown) out.push(unknown);
+      const toolInput = node.attributes['toolInput'];
+      const refused = unknown || toolInput === undefined ? undefined : inputRefused(ctx, node, toolCode, parseToolInput(toolInput), 'toolInput');
+      if (refused) out.push(refused);
     }
     const toolCalls = node.attributes['toolCalls'];
     if (type === 'multiFunction' && toolCalls !== undefined && toolCalls.trim() !== '') {
@@ -27,9 +36,13 @@ export const checkTools: Check = (ctx) => {
         });
         continue;
       }
-      for (const call of parsed.calls) {
+      for (const [index, call] of parsed.calls.entries()) {
         const unknown = unknownTool(ctx, node, call.toolCode, 'toolCalls');
-        if (unknown) out.push(unknown);
+        const refused =
+          unknown || call.toolInput === undefined
+            ? undefined
+            : inputRefused(ctx, node, call.toolCode, call.toolInput, 'toolCalls', `toolCalls[${index}] (${call.toolCode})`);
+        if (unknown ?? refused) out.push((unknown ?? refused)!);
       }
     }
   }
@@ -50,4 +63,29 @@ function unknownTool(ctx: CheckContext, node: GraphNode, code: string, attribute
       ? `use a registered tool such as "${suggestions[0]}", or register "${code}" in a tools module (--tools <module>)`
       : `register "${code}" in a tools module (--tools <module>)`,
   };
+}
+
+/** A literal input (given, and no `{{...}}` reference anywhere in it) that the tool's schema refuses, with the fields it names. */
+function inputRefused(ctx: CheckContext, node: GraphNode, code: string, input: unknown, attribute: string, where = attribute): Diagnostic | undefined {
+  const schema = ctx.options.tools.get?.(code)?.inputSchema;
+  if (!schema || hasReferences(input)) return undefined;
+  const checked = schema.safeParse(input);
+  if (checked.success) return undefined;
+  return {
+    code: 'TOOL_INPUT_INVALID',
+    severity: 'error',
+    message: `${where} of node ${q(node.id)} does not fit the input of tool ${q(code)}: ${describeIssues(checked.error)}`,
+    ...atNode(node, attribute),
+    fix: code.startsWith('mcp:')
+      ? `change ${where} to what "${code}" takes: \`dotplan mcp tools --server ${code.slice(4, code.indexOf('/'))}\` shows its input schema`
+      : `change ${where} to what "${code}" takes`,
+  };
+}
+
+/** Whether a value holds a reference in any string (keys too): it is then known only when the node runs. */
+function hasReferences(value: unknown): boolean {
+  if (typeof value === 'string') return findReferences(value).some((ref) => ref.kind !== 'invalid');
+  if (Array.isArray(value)) return value.some(hasReferences);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => hasReferences(key) || hasReferences(item));
+  return false;
 }

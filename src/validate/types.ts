@@ -1,3 +1,4 @@
+import type { ToolInputSchema } from '../tools/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { PlanGraph } from '../model/types.js';
 
@@ -5,6 +6,8 @@ import type { PlanGraph } from '../model/types.js';
 export interface ToolLookup {
   has(code: string): boolean;
   list?(): { code: string }[];
+  /** The tool, for its input schema: a literal `toolInput` is checked against it (TOOL_INPUT_INVALID). */
+  get?(code: string): { inputSchema?: ToolInputSchema } | undefined;
 }
 
 /** What validation needs to know about the agent registry (an AgentRegistry fits). */

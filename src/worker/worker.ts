@@ -36,6 +36,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly poller: Poller;
   private unsubscribe: (() => void) | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  private releaseTools: (() => Promise<void>) | undefined;
   /** Renews the leases of the nodes it runs, off the main thread (src/worker/lease-keeper.ts). */
   private readonly leases: LeaseKeeper;
   private dueTimer: NodeJS.Timeout | undefined;
@@ -112,6 +113,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.unsubscribe = events.onWake((event) => (!idleOnly(event) || this.quiet()) && this.poller.wake());
     // Other processes' wake-ups reach this one once it listens: look again then.
     void events.listening.then(() => this.poller.wake());
+    this.releaseTools = this.options.tools.hold?.();
     this.leases.start();
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
     this.poller.start();
@@ -158,6 +160,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
+      // Once nothing runs: the last worker to let go ends the MCP server processes.
+      await this.releaseTools?.();
       clearInterval(this.renewTimer);
       await this.leases.stop();
     })();

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   agent: async () => (await import('./agent.js')).registerAgentCommands,
   token: async () => (await import('./token.js')).registerTokenCommands,
   serve: async () => (await import('./serve.js')).registerServeCommand,
+  mcp: async () => (await import('./mcp.js')).registerMcpCommands,
 };
 
 /**

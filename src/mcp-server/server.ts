@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/server';
+import type { Dotplan } from '../operations/dotplan.js';
+import { defaultActor } from '../operations/actor.js';
+import { InFlight, type ToolContext } from './context.js';
+import { registerAuthoringTools } from './tools/authoring.js';
+import { registerPeopleTools } from './tools/people.js';
+import { registerPlanTools } from './tools/plans.js';
+
+/** What {@link createMcpServer} takes besides the use cases. */
+export interface McpServerSettings {
+  /** Recorded as the actor of the commands made over MCP; default: the OS user, as the CLI's. */
+  by?: string;
+  /** Where the server's log lines go; default stderr (stdout carries the protocol over stdio). */
+  log?: (line: string) => void;
+}
+
+/** Told to the model when it connects: what the server is for and the usual order of calls. */
+const INSTRUCTIONS = [
+  'dotplan runs execution plans written as Graphviz DOT digraphs: each node is a step (a tool call, a question for a person, an agent),',
+  'each edge `a -> b` means b waits for a. This server authors and steers plans; a dotplan worker on the same database runs their nodes.',
+  'Typical flow: list_templates (or write DOT and check it with validate_plan) → create_plan → show_plan to follow it →',
+  'list_inbox for questions and reviews → answer_question / approve_review / reject_review → show_plan until the plan is completed,',
+  'then read its result there. A refused call (isError) says what was wrong and how to fix it.',
+].join(' ');
+
+/** The MCP server over a Dotplan, and a way to wait for the calls it is serving. */
+export interface DotplanMcpServer {
+  /** The SDK's server, its tools registered; connect it to a transport (`serveStdio` for stdio). */
+  readonly server: McpServer;
+  /** Resolves once every tool call started so far has settled (before the store is closed). */
+  settled(): Promise<void>;
+}
+
+/**
+ * dotplan as an MCP server: the tools a model uses to author, run and steer plans, on the given
+ * use cases (the plans of one database). The transport is the caller's.
+ */
+export function createMcpServer(dotplan: Dotplan, settings: McpServerSettings = {}): DotplanMcpServer {
+  const server = new McpServer({ name: 'dotplan', title: 'dotplan', version: packageVersion() }, { instructions: INSTRUCTIONS });
+  const calls = new InFlight();
+  const context: ToolContext = {
+    dotplan,
+    by: settings.by ?? defaultActor(),
+    log: settings.log ?? ((line) => void process.stderr.write(`${line}\n`)),
+    calls,
+  };
+  registerAuthoringTools(server, context);
+  registerPlanTools(server, context);
+  registerPeopleTools(server, context);
+  return { server, settled: () => calls.settled() };
+}
+
+/** The package's version (the same place from src/mcp-server and dist/mcp-server). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,95 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { connectMcp, type McpToolInfo } from './connect.js';
+import { serverFingerprint, type McpServerConfig } from './servers.js';
+
+/** Where the tools of the configured MCP servers are cached, under the working directory. */
+export const MCP_CATALOGUE_PATH = '.dotplan/mcp-tools.json';
+
+/** One server's cached tools, for the settings whose fingerprint it holds. */
+export interface CachedServer {
+  fingerprint: string;
+  /** When its tools were last listed (ISO 8601). */
+  listedAt: string;
+  tools: McpToolInfo[];
+}
+
+interface CatalogueFile {
+  version: 1;
+  servers: Record<string, CachedServer>;
+}
+
+/**
+ * The tools of the configured MCP servers, cached in a file so that `validate`, the LLM's prompt and
+ * the agents' checks know each tool's name, description and input schema without starting servers.
+ * A server is listed (started, asked, stopped) when it has no entry yet, when its settings changed
+ * since, or when a refresh asks for it; a running worker's connection updates the entry when the
+ * server announces that its tools changed.
+ */
+export class McpCatalogue {
+  private constructor(
+    readonly path: string,
+    private readonly file: CatalogueFile,
+  ) {}
+
+  /** Reads the cache and lists the servers it lacks (or all of `refresh`: `true` for every server). */
+  static async load(
+    servers: Readonly<Record<string, McpServerConfig>>,
+    options: { cwd: string; refresh?: boolean | readonly string[] },
+  ): Promise<McpCatalogue> {
+    const path = resolve(options.cwd, MCP_CATALOGUE_PATH);
+    const catalogue = new McpCatalogue(path, await readCatalogue(path));
+    const stale = Object.entries(servers).filter(([name, server]) => {
+      const wanted = options.refresh === true || (Array.isArray(options.refresh) && options.refresh.includes(name));
+      return wanted || catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server);
+    });
+    if (stale.length === 0) return catalogue;
+    const listed = await Promise.all(stale.map(async ([name, server]) => [name, server, await listTools(name, server, options.cwd)] as const));
+    for (const [name, server, tools] of listed) catalogue.file.servers[name] = entry(server, tools);
+    await catalogue.save();
+    return catalogue;
+  }
+
+  /** A server's cached entry. */
+  server(name: string): CachedServer | undefined {
+    return this.file.servers[name];
+  }
+
+  /** Records a server's tools as it now lists them, and saves the cache. */
+  async update(name: string, server: McpServerConfig, tools: McpToolInfo[]): Promise<void> {
+    this.file.servers[name] = entry(server, tools);
+    await this.save();
+  }
+
+  private async save(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    // Written whole then renamed: a reader never sees half a file.
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(this.file, null, 2)}\n`);
+    await rename(temporary, this.path);
+  }
+}
+
+function entry(server: McpServerConfig, tools: McpToolInfo[]): CachedServer {
+  return { fingerprint: serverFingerprint(server), listedAt: new Date().toISOString(), tools };
+}
+
+async function listTools(name: string, server: McpServerConfig, cwd: string): Promise<McpToolInfo[]> {
+  const session = await connectMcp(name, server, { cwd });
+  try {
+    return await session.listTools();
+  } finally {
+    await session.close();
+  }
+}
+
+/** The cache file's content; a missing or unreadable file is an empty cache (it is rebuilt). */
+async function readCatalogue(path: string): Promise<CatalogueFile> {
+  try {
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<CatalogueFile>;
+    if (parsed.version === 1 && parsed.servers !== null && typeof parsed.servers === 'object') return { version: 1, servers: parsed.servers };
+  } catch {
+    // no cache yet, or not one this version wrote: listed again
+  }
+  return { version: 1, servers: {} };
+}
