@@ -106,7 +106,7 @@ describe('an agent node handed over by a write starts its child in that write', 
   it('two agent nodes handed over by one write each get their child: numbered in turn, the first larger than the row ids the write reserved ahead', async () => {
     // The end of a's child reads ahead what a next child needs (the tree's counts, 8 row ids): b's child has 10 nodes
     // and reads its own; c's child reads the counts b's child wrote.
-    const steps = Array.from({ length: 10 }, (_, i) => `s${i} [type=function toolCode=template toolInput="${i}"]`).join(' ');
+    const steps = Array.from({ length: 10 }, (_, i) => `s${i} [type=function toolCode=template toolInput="step ${i}"]`).join(' ');
     const chain = Array.from({ length: 9 }, (_, i) => `s${i} -> s${i + 1}`).join(' ');
     h = await openTreeHarness({
       agents: [
