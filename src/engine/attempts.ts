@@ -9,7 +9,9 @@ import { StepBuilder, type Actor, type Step } from './step.js';
 /**
  * The end of attempts (SPEC §5): what a worker reports for each node it ran, and what becomes of
  * the node — done, back to ready for a retry after a backoff, failed (and with onFailure=stop its
- * plan), released at shutdown, or waiting for a person — with readiness following.
+ * plan), released at shutdown, or waiting for a person — with readiness following. A node back to
+ * ready whose parent was retried while the attempt ran waits for that parent again (held back to
+ * pending by propagate): an edge means "waits for", for a node that already ran once too.
  */
 export type AttemptResult =
   /** `input`: what the node ran with, references resolved, when it differs from its `toolInput` as written (recorded in the event). */
@@ -42,6 +44,8 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
   const b = new StepBuilder(snapshot);
   const worker: Actor = { driver: 'engine', name: options.owner };
   const changed: Changed[] = [];
+  /** Nodes whose attempt ended without finishing them: back to ready, unless a parent of theirs runs again (propagate holds them back). */
+  const back: string[] = [];
   for (const { node: id, result, jitter } of ends) {
     const before = b.node(id);
     // The input the attempt ran with goes into the event that ends it (the run report's Input column).
@@ -64,6 +68,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
             { error: result.error, runAfterDelayMs: delay },
             ran,
           );
+          back.push(id);
         } else {
           changed.push(failNode(b, id, result.error, worker, policy.retries > 0 ? `${result.error} (${of})` : result.error, ran));
         }
@@ -74,6 +79,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
           attempts: before.attempts - 1,
           runAfterDelayMs: 0,
         });
+        back.push(id);
         break;
       case 'asked': {
         const attributes = result.question === undefined ? undefined : { ...before.attributes, question: result.question };
@@ -84,7 +90,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
         break;
     }
   }
-  propagate(b, changed);
+  propagate(b, changed, back);
   handOff(b, options.claimFor ?? options.owner, options.claim);
   return b.build();
 }
@@ -105,6 +111,7 @@ export function expireLeases(snapshot: Snapshot, expired: readonly ExpiredLease[
   const b = new StepBuilder(snapshot);
   const engine: Actor = { driver: 'engine' };
   const changed: Changed[] = [];
+  const back: string[] = [];
   const defaults = { ...retryDefaults, retries: Math.max(retryDefaults.retries, minimumRetries) };
   for (const { node: id, owner } of expired) {
     const before = b.node(id);
@@ -115,9 +122,10 @@ export function expireLeases(snapshot: Snapshot, expired: readonly ExpiredLease[
       changed.push(failNode(b, id, error, engine, error));
     } else {
       b.move(id, 'ready', engine, why, { runAfterDelayMs: 0 });
+      back.push(id);
     }
   }
-  propagate(b, changed);
+  propagate(b, changed, back);
   return b.build();
 }
 

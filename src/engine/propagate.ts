@@ -21,7 +21,9 @@ export interface Changed {
  *   dependents follow in turn; every reopening is done before anything is decided, so that no node
  *   is made ready while a source of it is about to be reopened. An operator's or the LLM's skip is a
  *   decision and stays; likewise a `ready` node whose source stops being finished goes back to
- *   `pending` (held back) until that source has finished again;
+ *   `pending` (held back) until that source has finished again — and so does a candidate that is
+ *   `ready` while a source of it has not finished: a node whose attempt ended without finishing it
+ *   (a retry, a release, a lease expiry) after a parent of it was retried under that attempt;
  * - then, while workflow readiness applies, a pending node whose sources have all finished becomes
  *   `ready` or `skipped` (readiness.ts), and the skips cascade.
  * Throws NeedsMore when a cascade reaches nodes whose dependents the snapshot does not hold.

@@ -249,6 +249,68 @@ export function queueSuite(backend: TestBackend): void {
       expect(last.nodeId).toBeUndefined();
     });
 
+    // An edge means "waits for", also for a node whose attempt was under way when a parent of it was retried: when
+    // that attempt ends without finishing the node, the node waits for the parent (pending), not ready to run again.
+    it.each(['a retryable failure', 'a release', 'a lease expiry'] as const)(
+      'holds back a node that %s puts back to ready while a parent of it runs again, until that parent has finished',
+      async (end) => {
+        // onFailure=continue: `join` runs once `good` passed though `bad` failed (a join needs one taken edge).
+        const plan = await h.create(
+          graphOf(
+            { bad: {}, good: {}, join: { retries: '1', retryDelay: '0ms' } },
+            [
+              ['bad', 'join'],
+              ['good', 'join'],
+            ],
+            { mode: 'workflow', onFailure: 'continue' },
+          ),
+        );
+        await h.finish(await h.claim(plan.id, 'bad'), { kind: 'failed', error: 'nope', retryable: false });
+        await h.finish(await h.claim(plan.id, 'good'), { kind: 'done', output: 'ok' });
+        const join = await h.claim(plan.id, 'join', 'w1', end === 'a lease expiry' ? 1 : 30_000);
+        await h.ops.retry(plan.id, 'bad', { by: 'ops', reason: 'fixed' });
+        expect(await h.store.plans.node(plan.id, 'join')).toMatchObject({ status: 'running', waiting: 1 });
+        if (end === 'a retryable failure') await h.finish(join, { kind: 'failed', error: 'flaky', retryable: true });
+        else if (end === 'a release') await h.finish(join, { kind: 'released' });
+        else await waitUntil(async () => (await h.store.queue.expire({ retryDefaults })) >= 1, 'the 1 ms lease to be found expired');
+        expect(await h.store.plans.node(plan.id, 'join')).toMatchObject({ status: 'pending', waiting: 1, taken: 1 });
+        const moves = (await h.store.events.list(plan.id)).filter((e) => e.nodeId === 'join' && e.kind === 'status').map((e) => [e.driver, e.from, e.to]);
+        expect(moves.slice(-2)).toEqual([
+          ['engine', 'running', 'ready'],
+          ['engine', 'ready', 'pending'],
+        ]);
+        // Only the parent is claimable; once it has finished, the node runs again and the plan completes.
+        const claimed = (await h.store.queue.claim({ owner: 'w1', limit: 100, leaseMs: 30_000 })).filter((c) => c.planId === plan.id);
+        expect(claimed.map((c) => c.nodeId)).toEqual(['bad']);
+        await h.finish(claimed[0]!, { kind: 'done', output: 'fixed' });
+        expect(await h.store.plans.node(plan.id, 'join')).toMatchObject({ status: 'ready', waiting: 0, taken: 2 });
+        await h.finish(await h.claim(plan.id, 'join'), { kind: 'done', output: 'joined' });
+        expect((await h.store.plans.get(plan.id)).status).toBe('completed');
+      },
+    );
+
+    it('holds back a node released by hand in a stopped plan when its failed parent is retried under its running attempt', async () => {
+      // The moves of fast-check seed 850431131 (test/store/moves.property.test.ts): n0 fails and stops the plan; an
+      // operator releases n1 by hand (`node retry` of a pending node whose parent has finished) and a worker claims it;
+      // n0 is retried; n1's first attempt fails and may be retried — after n0, not before.
+      const plan = await h.create(
+        graphOf({ n0: {}, n1: { retries: '1', retryDelay: '0ms' }, n2: {} }, [['n0', 'n1']], { mode: 'workflow', onFailure: 'stop' }),
+      );
+      await h.finish(await h.claim(plan.id, 'n0'), { kind: 'failed', error: 'broke', retryable: false });
+      expect((await h.store.plans.get(plan.id)).status).toBe('failed');
+      await h.ops.retry(plan.id, 'n1', { by: 'ops', reason: 'run it anyway' });
+      const n1 = await h.claim(plan.id, 'n1');
+      await h.ops.retry(plan.id, 'n0', { by: 'ops', reason: 'fixed' });
+      await h.finish(n1, { kind: 'failed', error: 'attempt 1 broke', retryable: true });
+      expect(await h.statuses(plan.id)).toMatchObject({ n0: 'ready', n1: 'pending' });
+      expect(await h.store.plans.node(plan.id, 'n1')).toMatchObject({ waiting: 1, attempts: 1 });
+      // n0 runs first; then n1 (its second attempt), and the plan completes.
+      await h.runReady(plan.id);
+      expect(await h.statuses(plan.id)).toEqual({ n0: 'done', n1: 'done', n2: 'done' });
+      expect(await h.store.plans.node(plan.id, 'n1')).toMatchObject({ attempts: 2 });
+      expect((await h.store.plans.get(plan.id)).status).toBe('completed');
+    });
+
     it('runs a wide join, each finishing source touching only its own edge and the join', async () => {
       const width = 400;
       const nodes: Record<string, Record<string, string>> = { join: {} };
