@@ -12,7 +12,7 @@ import { registerCommands } from './commands/index.js';
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const program = new Command('dotplan')
     .description('Run execution plans written as Graphviz DOT digraphs.')
-    .version(await packageVersion(), '-V, --version')
+    .version((await import('../config/package-version.js')).packageVersion(), '-V, --version')
     .addOption(new Option('--db <url>', 'database URL (overrides DATABASE_URL; default: SQLite .dotplan/dotplan.db)'))
     .addOption(new Option('--tools <module>', 'a module whose default export is an array of tools (repeatable; also DOTPLAN_TOOLS)').argParser(collect))
     .addOption(new Option('--http-allow <hosts>', 'hosts the http tool may call, comma-separated (also DOTPLAN_HTTP_ALLOW)'))
@@ -86,10 +86,4 @@ function commandNamed(program: Command, argv: readonly string[]): string | undef
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(await readFile(url, 'utf8')) as { version: string }).version;
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
+import { packageVersion } from '../config/package-version.js';
 import type { Dotplan } from '../operations/dotplan.js';
 import { defaultActor } from '../operations/actor.js';
 import { InFlight, type ToolContext } from './context.js';
@@ -49,13 +49,4 @@ export function createMcpServer(dotplan: Dotplan, settings: McpServerSettings = 
   registerPlanTools(server, context);
   registerPeopleTools(server, context);
   return { server, settled: () => calls.settled() };
-}
-
-/** The package's version (the same place from src/mcp-server and dist/mcp-server). */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }

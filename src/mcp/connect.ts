@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Transport } from '@modelcontextprotocol/client';
+import { packageVersion } from '../config/package-version.js';
 import { DotplanError } from '../errors/errors.js';
 import { ProcessGroupTransport } from './process-transport.js';
 import { isStdioServer, resolveEnvValues, type McpServerConfig } from './servers.js';
@@ -56,7 +57,7 @@ export async function connectMcp(
   const where = `MCP server "${server}"`;
   const transport = makeTransport(server, config, options.cwd);
   const client = new Client(
-    { name: 'dotplan', version: '1' },
+    { name: 'dotplan', version: packageVersion() },
     {
       ...(options.onToolsChanged
         ? { listChanged: { tools: { onChanged: (error, tools) => !error && tools && options.onToolsChanged?.(tools.map(toolInfo)) } } }

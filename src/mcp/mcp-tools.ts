@@ -44,10 +44,12 @@ export function mcpTool(server: string, info: McpToolInfo, connections: McpConne
  * MCP's arguments are an object), `toJSONSchema` gives the schema itself for the LLM.
  */
 export function jsonSchemaInput(schema: Record<string, unknown>): ToolInputSchema & { toJSONSchema(): Record<string, unknown> } {
-  const check = fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]);
+  // Compiled on first use: opening dotplan registers every server's tools, and most are never called.
+  let check: ReturnType<typeof fromJsonSchema> | undefined;
   return {
     safeParse(value) {
       const input = value === undefined || value === '' ? {} : value;
+      check ??= fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]);
       const result = check['~standard'].validate(input);
       if (result instanceof Promise) return { success: true, data: input };
       if (!result.issues) return { success: true, data: input };

@@ -65,7 +65,14 @@ export class ProcessGroupTransport implements Transport {
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.#buffer.append(chunk);
+        try {
+          this.#buffer.append(chunk);
+        } catch (error) {
+          // A line longer than the buffer's limit: the server is broken; its calls fail and the next one starts it again.
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          void this.close();
+          return;
+        }
         this.#drain();
       });
       child.stderr?.on('data', (chunk: Buffer) => {

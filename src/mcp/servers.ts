@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DotplanError } from '../errors/errors.js';
-import { registerSecret } from '../secrets/redact.js';
+import { readEnvReference } from '../secrets/env-reference.js';
 
 /** A server started as a process, spoken to over its standard input and output. */
 export interface McpStdioServer {
@@ -93,16 +93,12 @@ export function serverFingerprint(server: McpServerConfig): string {
 export function resolveEnvValues(values: Record<string, string> | undefined, where: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(values ?? {})) {
-    if (!value.startsWith('env:')) {
-      out[key] = value;
-      continue;
+    const read = readEnvReference(value, env);
+    if (read.kind === 'bad-name') throw new DotplanError('CONFIG', `${where}.${key}: "${value}" must name an environment variable, such as env:API_KEY`);
+    if (read.kind === 'unset') {
+      throw new DotplanError('CONFIG', `${where}.${key} names the environment variable ${read.name}, which is not set; set it where dotplan runs`);
     }
-    const name = value.slice(4);
-    const text = env[name];
-    if (text === undefined || text === '') {
-      throw new DotplanError('CONFIG', `${where}.${key} names the environment variable ${name}, which is not set; set it where dotplan runs`);
-    }
-    out[key] = registerSecret(text);
+    out[key] = read.value;
   }
   return out;
 }

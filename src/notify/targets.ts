@@ -1,5 +1,6 @@
 import { DotplanError } from '../errors/errors.js';
 import { parseDuration } from '../model/duration.js';
+import { readEnvReference } from '../secrets/env-reference.js';
 import { registerSecret, SECRET_NAME } from '../secrets/redact.js';
 
 /**
@@ -106,13 +107,17 @@ function parseOne(entry: unknown, env: Record<string, string | undefined>): Noti
 
 /** `env:NAME` → the variable's value, registered as a secret (or a Missing naming it); anything else as it is. */
 function readSecret(value: unknown, field: string, env: Record<string, string | undefined>): unknown {
-  if (typeof value !== 'string' || !value.startsWith('env:')) return value;
-  const name = value.slice(4);
-  if (!/^[A-Za-z_]\w*$/.test(name)) return new Error(`"${field}": "${value}" must name an environment variable, such as env:DINGTALK_SECRET`);
-  const text = env[name];
-  return text === undefined || text === ''
-    ? new Missing(`"${field}" names the environment variable ${name}, which is not set; set it where the worker runs`)
-    : registerSecret(text);
+  if (typeof value !== 'string') return value;
+  const read = readEnvReference(value, env);
+  switch (read.kind) {
+    case 'text':
+    case 'secret':
+      return read.value;
+    case 'bad-name':
+      return new Error(`"${field}": "${value}" must name an environment variable, such as env:DINGTALK_SECRET`);
+    case 'unset':
+      return new Missing(`"${field}" names the environment variable ${read.name}, which is not set; set it where the worker runs`);
+  }
 }
 
 class Missing {
