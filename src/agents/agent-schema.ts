@@ -18,14 +18,50 @@ export const agentSchema = z
     template: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     limits: z.strictObject({ maxTurns: z.int().min(1).optional() }).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'must be the agent\'s http(s) base URL, e.g. "https://agents.example.com/research"' }).optional(),
+    auth: z.strictObject({ bearer: z.string().min(1, 'must be the token or env:NAME') }).optional(),
+    redact: z.array(z.string().min(1).refine(isRegExp, { error: 'must be a regular expression (JavaScript syntax)' })).optional(),
+    allowSkills: z.array(z.string().min(1)).optional(),
+    skill: z.string().min(1).optional(),
+    maxPayload: z.int().min(1).optional(),
+    allowHosts: z.array(z.string().min(1)).optional(),
   })
   .superRefine((agent, ctx) => {
+    const remote = AGENT_KINDS[agent.kind].remote;
+    if (remote && agent.url === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `is required for an ${agent.kind} agent (its base URL; the card is read from /.well-known/agent-card.json under it)`,
+      });
+    for (const field of REMOTE_FIELDS) {
+      if (!remote && agent[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `is only for a2a agents (a ${agent.kind} agent runs here)` });
+    }
+    for (const field of LOCAL_FIELDS) {
+      if (remote && agent[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `is not for an ${agent.kind} agent (it runs at its url, with its own tools and model)` });
+    }
+    if (agent.skill !== undefined && agent.allowSkills !== undefined && !agent.allowSkills.includes(agent.skill))
+      ctx.addIssue({ code: 'custom', path: ['skill'], message: `"${agent.skill}" is not among allowSkills (${agent.allowSkills.join(', ')})` });
     const needs = AGENT_KINDS[agent.kind].needsTemplate;
     if (needs && agent.template === undefined)
       ctx.addIssue({ code: 'custom', path: ['template'], message: `is required for a ${agent.kind} agent (the template its child plans are made from)` });
     if (!needs && agent.template !== undefined)
       ctx.addIssue({ code: 'custom', path: ['template'], message: `is only for workflow agents (a ${agent.kind} agent plans with the LLM)` });
   });
+
+const REMOTE_FIELDS = ['url', 'auth', 'redact', 'allowSkills', 'skill', 'maxPayload', 'allowHosts'] as const;
+const LOCAL_FIELDS = ['tools', 'agents', 'systemPrompt', 'model', 'limits'] as const;
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'g');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Checks a list of definitions; the message names the entry (`agents[1] (searcher)`), the field and the fix. */
 export function parseAgents(value: unknown, where: string): { ok: true; value: AgentDefinition[] } | { ok: false; reason: string } {

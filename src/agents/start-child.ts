@@ -43,12 +43,8 @@ export function childStarter(deps: StarterDeps): ChildStarter {
           (near.length > 0 ? ` (did you mean ${near.map((c) => `"${c}"`).join(', ')}?)` : known.length === 0 ? ' (no agents are configured)' : ''),
       );
     }
-    if (claim.planAgent !== undefined) {
-      const own = deps.agents.get(claim.planAgent);
-      if (!own?.agents?.includes(agent.code)) {
-        return refuse(`AGENT_NOT_ALLOWED: agent ${claim.planAgent} may not call agent ${agent.code}; add "${agent.code}" to ${claim.planAgent}'s agents`);
-      }
-    }
+    const notAllowed = callNotAllowed(deps.agents, claim, agent.code);
+    if (notAllowed) return refuse(notAllowed);
     const make = CHILD_PLANS[agent.kind];
     if (!make) return refuse(`agent ${agent.code} has kind "${agent.kind}", which this worker cannot run (known: ${Object.keys(CHILD_PLANS).join(', ')})`);
     let prepared;
@@ -84,6 +80,16 @@ export function childStarter(deps: StarterDeps): ChildStarter {
       return 'kind' in child ? undefined : { child, limits: deps.limits };
     },
   };
+}
+
+/**
+ * In a child plan, an agent node may name only the agents its plan's agent may call (its `agents`):
+ * why this one may not, or undefined.
+ */
+export function callNotAllowed(agents: Pick<AgentLookup, 'get'>, claim: Pick<ClaimedNode, 'planAgent'>, code: string): string | undefined {
+  if (claim.planAgent === undefined) return undefined;
+  if (agents.get(claim.planAgent)?.agents?.includes(code)) return undefined;
+  return `AGENT_NOT_ALLOWED: agent ${claim.planAgent} may not call agent ${code}; add "${code}" to ${claim.planAgent}'s agents`;
 }
 
 type Refused = Extract<ChildStart, { kind: 'failed' }>;

@@ -3,7 +3,7 @@ import { formatDuration } from '../model/duration.js';
 import { failNode } from './failure.js';
 import { propagate, type Changed } from './propagate.js';
 import { nextRetryDelay, retryPolicy, type RetryDefaults } from './retry-policy.js';
-import type { Snapshot } from './snapshot.js';
+import type { NodeState, Snapshot } from './snapshot.js';
 import { StepBuilder, type Actor, type Step } from './step.js';
 
 /**
@@ -19,8 +19,11 @@ export type AttemptResult =
   | { kind: 'failed'; error: string; retryable: boolean; input?: string }
   /** The worker is shutting down: back to ready, the attempt does not count. */
   | { kind: 'released' }
-  /** A confirm node asked its question (resolved from its references) and waits for a person. */
-  | { kind: 'asked'; question?: string }
+  /**
+   * A confirm node asked its question (resolved from its references) and waits for a person; or an
+   * agent node's external agent asks one, with the `options` it offers (none: free text).
+   */
+  | { kind: 'asked'; question?: string; options?: readonly string[] }
   /** An agent node started its child plan and waits on it, written by the child's starter (src/store/tree/): nothing to finish here. */
   | { kind: 'delegated'; childPlanId: string; claimed?: ClaimedNode[] };
 
@@ -82,7 +85,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
         back.push(id);
         break;
       case 'asked': {
-        const attributes = result.question === undefined ? undefined : { ...before.attributes, question: result.question };
+        const attributes = askedAttributes(before.attributes, result);
         b.move(id, 'awaiting_input', worker, 'waiting for an answer', attributes ? { attributes } : {});
         break;
       }
@@ -93,6 +96,21 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
   propagate(b, changed, back);
   handOff(b, options.claimFor ?? options.owner, options.claim);
   return b.build();
+}
+
+/** The node's attributes with the question asked (and the options offered: none clears earlier ones); undefined: unchanged. */
+function askedAttributes(attributes: NodeState['attributes'], asked: { question?: string; options?: readonly string[] }): NodeState['attributes'] {
+  if (asked.question === undefined && asked.options === undefined) return undefined;
+  const out = { ...attributes };
+  if (asked.question !== undefined) out.question = asked.question;
+  if (asked.options !== undefined) {
+    delete out.multiple;
+    // An option is one item of the comma-separated list: a comma inside one would split it.
+    const options = asked.options.map((o) => o.replace(/\s*,\s*/g, ' ').trim()).filter((o) => o !== '');
+    if (options.length > 0) out.options = options.join(',');
+    else delete out.options;
+  }
+  return out;
 }
 
 /** A running node whose lease ran out (its worker crashed or hung). */

@@ -17,12 +17,15 @@ import { StepBuilder, type Actor, type Step } from './step.js';
 
 /**
  * A person's answer: awaiting_input → done with the answer, then readiness follows. The same answer
- * again changes nothing (`undefined`); a different one is a conflict.
+ * again changes nothing (`undefined`); a different one is a conflict. An agent node asks for its agent
+ * (an external agent's task wants input): the answer goes back to the agent — the node is ready to
+ * run again with it, the attempt not counted — and does not finish the node.
  */
 export function answer(snapshot: Snapshot, id: string, text: string, by: Actor): Step | undefined {
   const b = new StepBuilder(snapshot);
   const before = b.node(id);
-  if (before.status === 'done' && before.answer !== undefined) {
+  const answered = before.status === 'done' || (before.type === 'agent' && (before.status === 'ready' || before.status === 'running'));
+  if (answered && before.answer !== undefined) {
     if (before.answer.trim() === text.trim() || before.answer === sameChoice(snapshot.plan.id, id, before.attributes, text)) return undefined;
     throw new ConflictError(
       `node ${JSON.stringify(id)} of plan ${snapshot.plan.id} was already answered ${JSON.stringify(before.answer)}; a different answer is not accepted`,
@@ -35,9 +38,19 @@ export function answer(snapshot: Snapshot, id: string, text: string, by: Actor):
   }
   const answer = chosen(snapshot.plan.id, id, before.attributes, text);
   b.note({ node: id, kind: 'answer', driver: by.driver, actor: by.name, detail: { answer } });
+  if (before.type === 'agent') {
+    backToAgent(b, id, answer, by, 'answered: the answer goes back to its agent');
+    return b.build();
+  }
   b.move(id, 'done', by, 'answered', { answer });
   propagate(b, [{ id, before }]);
   return b.build();
+}
+
+/** An agent node's answer: ready again (due at once, the attempt not counted), its agent takes the answer. */
+function backToAgent(b: StepBuilder, id: string, answer: string, by: Actor, reason: string): void {
+  const before = b.node(id);
+  b.move(id, 'ready', by, reason, { answer, error: null, attempts: Math.max(0, before.attempts - 1), runAfterDelayMs: 0 });
 }
 
 /**
@@ -80,8 +93,11 @@ export function answerTimedOut(snapshot: Snapshot, id: string, why: string): Ste
       reason: `timeout: ${why}; the default answer was taken`,
       detail: { answer: fallback, timeout: true },
     });
-    b.move(id, 'done', engine, `timeout: ${why}; took the default answer`, { answer: fallback });
-    propagate(b, [{ id, before }]);
+    if (before.type === 'agent') backToAgent(b, id, fallback, engine, `timeout: ${why}; the default answer goes back to its agent`);
+    else {
+      b.move(id, 'done', engine, `timeout: ${why}; took the default answer`, { answer: fallback });
+      propagate(b, [{ id, before }]);
+    }
   } else {
     propagate(b, [failNode(b, id, `no answer: ${why}, and the node has no default`, engine, `timeout: ${why}`)]);
   }

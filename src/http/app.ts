@@ -2,6 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
+import { a2aRoutes } from '../a2a-server/index.js';
+import { mcpRoutes } from '../mcp-server/http.js';
 import type { Dotplan } from '../operations/dotplan.js';
 import { authenticate, rateLimit, sameOriginCommands, type HttpEnv } from './auth.js';
 import { EventHub } from './event-hub.js';
@@ -17,8 +19,9 @@ import { uiRoutes } from './ui.js';
 
 /**
  * dotplan's HTTP API: one more caller of the use cases of {@link Dotplan}, with the same rights per
- * driver. Every route is under `/v1` and needs a token (see auth.ts), except `/healthz` and
- * `/openapi.json`. `dotplan serve` listens with it; a service mounts `app` in its own Hono app.
+ * driver. Every route is under `/v1` and needs a token (see auth.ts), except `/healthz`,
+ * `/openapi.json` and the A2A agent card (`/.well-known/agent-card.json`, public as A2A expects); MCP
+ * is served at `/mcp` behind the same tokens (src/mcp-server/http.ts), A2A's JSON-RPC at `/v1/a2a`. `dotplan serve` listens with it; a service mounts `app` in its own Hono app.
  */
 export interface HttpOptions extends StreamOptions {
   /** Origins whose pages may call the API (CORS), e.g. `https://ops.example.com`. Default: the config's `serve.corsOrigins` (none: CORS off). */
@@ -115,8 +118,10 @@ export function createHttpApi(dotplan: Dotplan, options: HttpOptions = {}): Http
   commandRoutes(app, dotplan);
   revisionRoutes(app, dotplan);
   readRoutes(app, dotplan);
+  mcpRoutes(app, dotplan, { ...options, logError, maxBodyBytes: dotplan.config.limits.maxDotBytes + BODY_SLACK_BYTES });
   const hub = new EventHub(dotplan);
   const streams = streamRoutes(app, dotplan, hub, options);
+  a2aRoutes(app, dotplan, hub, { logError });
   if (options.ui !== false) uiRoutes(app, {});
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'A token from `dotplan token create`.' });

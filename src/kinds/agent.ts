@@ -10,7 +10,8 @@ import { fetchReferencedNodes, referencedNodes, type UpstreamNode } from './upst
 /**
  * An agent node runs a child plan (seed 004's AEP → EP; seed 002's plan stack): its task, agentParams
  * and inherited values, references resolved, go to the child's starter; the node then waits on the
- * child, holding no lease, and the child's last step finishes it (src/store/tree/).
+ * child, holding no lease, and the child's last step finishes it (src/store/tree/). An external
+ * agent's node (A2A) runs its remote task instead, holding its lease while it follows the task.
  */
 export const agentKind: NodeKind = {
   type: 'agent',
@@ -23,6 +24,8 @@ export const agentKind: NodeKind = {
       if (!(error instanceof AgentInputError)) throw error;
       return { kind: 'failed', error: error.message, retryable: false };
     }
+    // An external agent's node stands for its remote task: no child plan (src/agents/a2a/).
+    if (deps.remote?.handles(input.agentCode)) return deps.remote.run(claim, input, signal, deps.log);
     const started = await deps.children.start(claim, input, signal, deps.handOff);
     if (started.kind === 'failed') return started;
     return { kind: 'delegated', childPlanId: started.childPlanId, claimed: started.claimed };

@@ -5,6 +5,7 @@ import type { NodeType } from '../model/types.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ToolLog } from '../worker/tool-logs.js';
+import type { RemoteAgents } from '../agents/a2a/remote-agents.js';
 import type { ChildHandOff, ChildStarter } from './agent-child.js';
 
 /** What a node kind may use while it runs a claimed node. */
@@ -20,6 +21,8 @@ export interface KindDeps {
   children?: ChildStarter;
   /** The worker running the node: a child's first ready nodes are handed to it. */
   handOff?: ChildHandOff;
+  /** Agent nodes of external agents (A2A): their remote tasks (absent: such nodes fail, naming why). */
+  remote?: RemoteAgents;
 }
 
 /**

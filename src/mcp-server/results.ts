@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isUserError } from '../errors/errors.js';
 import { ValidationError } from '../model/diagnostics.js';
-import type { ToolContext } from './context.js';
+import { scopeAllows } from '../operations/tokens.js';
+import { TOOL_SCOPES, type ToolContext, type ToolName } from './context.js';
 import { diagnosticLine } from './format.js';
 
 /**
@@ -46,8 +47,21 @@ export function errorResult(error: unknown, log: (line: string) => void): CallTo
   return refused('INTERNAL', `internal error: ${message} (a bug in dotplan, not in the call; the details are in the server's log)`);
 }
 
-/** Runs a tool's body, counted while it runs; whatever it throws becomes a result (see {@link errorResult}). */
-export function guarded(context: Pick<ToolContext, 'log' | 'calls'>, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/**
+ * Runs a tool's body, counted while it runs, once the caller's scope allows the tool ({@link TOOL_SCOPES}:
+ * otherwise a `FORBIDDEN` refusal naming the scope needed, as the HTTP API's 403); whatever the body
+ * throws becomes a result (see {@link errorResult}).
+ */
+export function guarded(
+  context: Pick<ToolContext, 'log' | 'calls' | 'by' | 'scope'>,
+  tool: ToolName,
+  body: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const needed = TOOL_SCOPES[tool];
+  if (!scopeAllows(context.scope, needed)) {
+    const message = `${tool} needs the '${needed}' scope; the token '${context.by}' has '${context.scope}'. Call it with a token made with \`dotplan token create --name <name> --scope ${needed}\`.`;
+    return Promise.resolve(refused('FORBIDDEN', message, { scope: needed }));
+  }
   return context.calls.track(body().catch((error: unknown) => errorResult(error, context.log)));
 }
 

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { packageVersion } from '../config/package-version.js';
 import type { Dotplan } from '../operations/dotplan.js';
 import { defaultActor } from '../operations/actor.js';
+import type { TokenScope } from '../operations/tokens.js';
 import { InFlight, type ToolContext } from './context.js';
 import { registerAuthoringTools } from './tools/authoring.js';
 import { registerPeopleTools } from './tools/people.js';
@@ -9,8 +10,13 @@ import { registerPlanTools } from './tools/plans.js';
 
 /** What {@link createMcpServer} takes besides the use cases. */
 export interface McpServerSettings {
-  /** Recorded as the actor of the commands made over MCP; default: the OS user, as the CLI's. */
+  /** Recorded as the actor of the commands made over MCP; default: the OS user, as the CLI's. Over HTTP: the token's name. */
   by?: string;
+  /**
+   * What the caller may do; a tool that needs more (see `TOOL_SCOPES`) is refused, naming the scope.
+   * Default `admin`: over stdio the server acts with every right of the user who started it. Over HTTP: the token's scope.
+   */
+  scope?: TokenScope;
   /** Where the server's log lines go; default stderr (stdout carries the protocol over stdio). */
   log?: (line: string) => void;
 }
@@ -34,7 +40,9 @@ export interface DotplanMcpServer {
 
 /**
  * dotplan as an MCP server: the tools a model uses to author, run and steer plans, on the given
- * use cases (the plans of one database). The transport is the caller's.
+ * use cases (the plans of one database), acting as `settings.by` with `settings.scope`. The transport is
+ * the caller's: `serveStdio` for one host over stdio, or one server per request under `dotplan serve`
+ * (see http.ts).
  */
 export function createMcpServer(dotplan: Dotplan, settings: McpServerSettings = {}): DotplanMcpServer {
   const server = new McpServer({ name: 'dotplan', title: 'dotplan', version: packageVersion() }, { instructions: INSTRUCTIONS });
@@ -42,6 +50,7 @@ export function createMcpServer(dotplan: Dotplan, settings: McpServerSettings = 
   const context: ToolContext = {
     dotplan,
     by: settings.by ?? defaultActor(),
+    scope: settings.scope ?? 'admin',
     log: settings.log ?? ((line) => void process.stderr.write(`${line}\n`)),
     calls,
   };

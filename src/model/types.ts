@@ -101,8 +101,9 @@ export interface PlanGraph {
  * Kinds of audit-log events (`plan events` shows every kind): `status` a move, `answer` a person's
  * answer, `revision` a new revision, `notice` a notice sent (or not), `review` a reviewer's decision,
  * `log` a line a tool wrote with `ctx.log` (when the worker has no `log` option), `child` an agent node
- * started its child plan (detail: the child's id and instance).
+ * started its child plan (detail: the child's id and instance), `remote` one exchange with an external
+ * agent (A2A: what was sent after redaction, what came back redacted, the remote task's id and state).
  */
-export const EVENT_KINDS = ['status', 'answer', 'revision', 'notice', 'review', 'log', 'child'] as const;
+export const EVENT_KINDS = ['status', 'answer', 'revision', 'notice', 'review', 'log', 'child', 'remote'] as const;
 /** An audit-log event's kind (see {@link EVENT_KINDS}). */
 export type EventKind = (typeof EVENT_KINDS)[number];

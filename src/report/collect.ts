@@ -164,6 +164,9 @@ function describeEvent(e: EventRecord): string {
       if (typeof detail.revision === 'number')
         return `revision ${detail.revision}${typeof detail.changes === 'number' ? ` (${plural(detail.changes, 'change')})` : ''}`;
       return typeof detail.kind === 'string' ? `revision: ${detail.kind}` : 'revision';
+    case 'remote':
+      // An exchange with an external agent, as redacted when it was recorded.
+      return `${typeof detail.direction === 'string' ? detail.direction : 'exchange'}${typeof detail.taskId === 'string' ? ` (task ${detail.taskId})` : ''}${typeof detail.text === 'string' ? `: ${detail.text}` : ''}`;
     default:
       return e.kind;
   }

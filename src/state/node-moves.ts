@@ -20,6 +20,7 @@ export const NODE_MOVES: MoveTable = {
     ['running', 'ready'], // retry, lease expiry, release at shutdown
     ['running', 'awaiting_input'], // a running node (agent) asks a person
     ['awaiting_input', 'done'], // answer recorded; or the default taken when answerTimeout passed
+    ['awaiting_input', 'ready'], // an agent node's question timed out: its default goes back to its agent
     ['awaiting_input', 'failed'], // answerTimeout passed and the node has no default
     ['*', 'cancelled'], // plan cancelled
   ],
@@ -30,9 +31,11 @@ export const NODE_MOVES: MoveTable = {
   ],
   person: [
     ['awaiting_input', 'done'], // answer
+    ['awaiting_input', 'ready'], // an agent node's answer: its (external) agent takes it and goes on
   ],
   operator: [
     ['awaiting_input', 'done'], // answer on someone's behalf
+    ['awaiting_input', 'ready'], // an agent node's answer on someone's behalf
     ['failed', 'ready'], // retry
     ['pending', 'skipped'],
     ['ready', 'skipped'],

@@ -11,6 +11,7 @@ import { migrate } from './migrate.js';
 import { SqlPlanStore } from './plan-store.js';
 import { SqlTokenStore } from './sql/tokens.js';
 import { SqlRequestKeys } from './request-keys.js';
+import { SqlRemoteTasks } from './remote-tasks.js';
 import { SqlSessions } from './sessions.js';
 import { Reads } from './reads.js';
 import type { SqliteDb } from './sql/sqlite-db.js';
@@ -62,6 +63,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     attention: new SqlAttentionQueue(db),
     tokens: new SqlTokenStore(db),
     requestKeys: new SqlRequestKeys(db),
+    remote: new SqlRemoteTasks(db),
     sessions: new SqlSessions(db),
     async close() {
       if (closed) return;
@@ -83,6 +85,7 @@ export type { LlmCallInput, LlmCallRecord, LlmOutcome, LlmPurpose, LlmQueue, Llm
 export type { AttentionQueue, DueNotice } from './attention-queue.js';
 export type { TokenRecord, TokenStore } from './sql/tokens.js';
 export type { KeyClaim, RequestKeys } from './request-keys.js';
+export type { RemoteCancel, RemoteTasks } from './remote-tasks.js';
 export type { SessionRecord, Sessions } from './sessions.js';
 export { pathFromRoot } from './tree/path-from-root.js';
 export type { TreeStore, TreeLimits, NewChild, StartedChild, ChildHandOff, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

@@ -2,6 +2,7 @@ import type { AttentionQueue } from './attention-queue.js';
 import type { LlmQueue } from './llm-queue.js';
 import type { TokenStore } from './sql/tokens.js';
 import type { RequestKeys } from './request-keys.js';
+import type { RemoteTasks } from './remote-tasks.js';
 import type { Sessions } from './sessions.js';
 import type { TreeStore } from './tree/tree-store.js';
 import type { WorkQueue } from './queue-types.js';
@@ -321,5 +322,7 @@ export interface Store {
   readonly requestKeys: RequestKeys;
   /** Browser sessions of the HTTP API (a login with a token). */
   readonly sessions: Sessions;
+  /** Agent nodes' tasks at external agents (A2A), and the cancels owed to them. */
+  readonly remote: RemoteTasks;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { LlmDriver } from './llm-slot.js';
+import type { RemoteAgents } from '../agents/a2a/remote-agents.js';
 import type { ChildStarter } from '../kinds/agent-child.js';
 import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
@@ -34,6 +35,8 @@ export interface WorkerOptions {
   judge?: Judge;
   /** Starts agent nodes' child plans (`dotplan.worker()` passes the application's agents); without it agent nodes fail. */
   children?: ChildStarter;
+  /** External agents (A2A): their nodes' remote tasks, and the cancels owed to them. */
+  remote?: RemoteAgents;
   /** Notices of questions and reviews (first, then every interval): emitted as `notice` events. Default interval 1 h. */
   remindEveryMs?: number;
   /** Where the tools' `ctx.log` lines go; default: `log` events in the audit log. */

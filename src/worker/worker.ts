@@ -16,6 +16,8 @@ import { asked, type WorkerEventMap, type WorkerOptions } from './worker-events.
 export type { QuestionAsked, WorkerEventMap, WorkerOptions } from './worker-events.js';
 
 const EXPIRY_CHECK_MS = 5_000;
+/** How often at most the outbox of cancels owed to external agents is looked at. */
+const CANCELS_CHECK_MS = 1_000;
 /** Finished attempts whose results wait to be written, per slot, before the worker stops claiming. */
 const UNWRITTEN_PER_SLOT = 4;
 
@@ -52,6 +54,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepAt = 0;
   private readonly toolLogs: ToolLogs;
+  private cancelsRound: Promise<unknown> | undefined;
+  private cancelsAt = 0;
   private readonly health: DatabaseHealth;
   /** A renewal failed: leases are renewed before any expiry is looked for (so that this worker's own are not taken for expired). */
   private renewDue = false;
@@ -160,6 +164,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
+      await this.cancelsRound;
       // Once nothing runs: the last worker to let go ends the MCP server processes.
       await this.releaseTools?.();
       clearInterval(this.renewTimer);
@@ -181,6 +186,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       await store.queue.expire({ retryDefaults: this.options.retryDefaults });
     }
     await this.#attend();
+    this.#deliverCancels();
     // Results not yet written count against claiming more: a worker whose tools finish faster than
     // their results are written (SQLite, where the claim loop never waits) would otherwise hold many
     // nodes `running` that have in fact finished, and a crash then would run them again. Up to
@@ -205,6 +211,20 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     if (this.backlog) return true;
     await this.lookAhead();
     return false;
+  }
+
+  /**
+   * Cancels owed to external agents (a plan cancelled while one of its nodes' remote tasks was open):
+   * delivered in the background, one round at a time, looked for once a second at most.
+   */
+  #deliverCancels(): void {
+    const remote = this.options.remote;
+    if (!remote || this.cancelsRound || Date.now() - this.cancelsAt < CANCELS_CHECK_MS) return;
+    this.cancelsAt = Date.now();
+    this.cancelsRound = remote
+      .deliverCancels(this.owner)
+      .catch((error: unknown) => this.report(error))
+      .finally(() => (this.cancelsRound = undefined));
   }
 
   /** Notices and timeouts due: looked at once a second at most; a look skipped for that is made when the second is up. */
@@ -275,6 +295,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           log: (entry) => this.toolLogs.log(entry),
           ...(this.options.judge ? { judge: this.options.judge } : {}),
           ...(this.options.children ? { children: this.options.children, handOff: { owner: this.owner, leaseMs: this.options.leaseMs, limit: 1 } } : {}),
+          ...(this.options.remote ? { remote: this.options.remote } : {}),
         });
         await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
         // The tool is done: its slot is free while the end is written (group commit), so that with a

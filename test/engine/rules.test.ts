@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   answer,
+  answerTimedOut,
   cancel,
   expireLeases,
   finishAttempts,
@@ -225,6 +226,42 @@ describe('people and operators', () => {
     sim.apply(answer(sim.snapshot(), 'q', 'yes', person));
     expect(answer(sim.snapshot(), 'q', ' yes ', person)).toBeUndefined();
     expect(() => answer(sim.snapshot(), 'q', 'no', person)).toThrow(/already answered "yes"/);
+  });
+
+  it("an agent node's question is its agent's: the answer sends it back to ready (the attempt not counted), not done; a second question clears nothing of the plan", () => {
+    const sim = started(graph({ ext: { type: 'agent', agentCode: 'remote' }, after: {} }, [['ext', 'after']]));
+    claim(sim, 'ext');
+    end(sim, 'ext', { kind: 'asked', question: 'Which colour?', options: ['red', 'green, or blue'] });
+    expect(sim.status('ext')).toBe('awaiting_input');
+    // The agent's options, each one item (a comma inside one would split it).
+    expect(sim.nodes.get('ext')!.attributes).toMatchObject({ question: 'Which colour?', options: 'red,green or blue' });
+    expect(() => answer(sim.snapshot(), 'ext', 'blue', person)).toThrow(/takes one of "red", "green or blue"/);
+    sim.apply(answer(sim.snapshot(), 'ext', 'RED', person));
+    expect(sim.statuses()).toMatchObject({ ext: 'ready', after: 'pending' });
+    expect(sim.nodes.get('ext')).toMatchObject({ answer: 'red', attempts: 0 });
+    // The same answer again (before its agent took it) changes nothing; another is a conflict.
+    expect(answer(sim.snapshot(), 'ext', 'red', person)).toBeUndefined();
+    expect(() => answer(sim.snapshot(), 'ext', 'green or blue', person)).toThrow(/already answered "red"/);
+    claim(sim, 'ext');
+    expect(sim.nodes.get('ext')!.attempts).toBe(1);
+    // The agent asks again, with no options this time: the earlier ones are dropped.
+    end(sim, 'ext', { kind: 'asked', question: 'Why?', options: [] });
+    expect(sim.nodes.get('ext')!.attributes!.options).toBeUndefined();
+    sim.apply(answer(sim.snapshot(), 'ext', 'because', person));
+    claim(sim, 'ext');
+    end(sim, 'ext', done());
+    expect(sim.statuses()).toMatchObject({ ext: 'done', after: 'ready' });
+  });
+
+  it("an agent node's question timed out: its default goes back to the agent (ready), a confirm node's finishes it", () => {
+    const sim = started(graph({ ext: { type: 'agent', agentCode: 'remote', default: 'green' }, q: { type: 'confirm', question: 'ok?', default: 'yes' } }));
+    for (const id of ['ext', 'q']) {
+      claim(sim, id);
+      end(sim, id, { kind: 'asked' });
+      sim.apply(answerTimedOut(sim.snapshot(), id, 'answerTimeout 1h passed'));
+    }
+    expect(sim.statuses()).toMatchObject({ ext: 'ready', q: 'done' });
+    expect(sim.nodes.get('ext')!.answer).toBe('green');
   });
 
   it('retries a failed node: the plan resumes, the attempts start afresh, its dependants wait for it again', () => {

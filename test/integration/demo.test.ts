@@ -73,7 +73,7 @@ describe('dotplan demo', () => {
         expect(result.stderr).toMatch(/opening the database: SQLite \.dotplan\/demo-reflection\.db \(the demo's own, made afresh/);
       }
       const calls = await runDotplan(['plan', 'calls', planId, '--json'], { cwd: dir, env: cleanEnv() });
-      expect(JSON.parse(calls.stdout)).toEqual({ calls: [] });
+      expect(JSON.parse(calls.stdout)).toEqual({ calls: [], remote: [] });
       const shown = await runDotplan(['plan', 'show', planId, '--format', 'json'], { cwd: dir, env: cleanEnv() });
       expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'running', nodes: [] });
     },

@@ -77,6 +77,7 @@ function driftSuite(backend: TestBackend) {
         'llm_calls',
         'nodes',
         'plans',
+        'remote_cancels',
         'request_keys',
         'revisions',
         'sessions',

@@ -27,8 +27,16 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
     .option('--json', 'print events as JSON lines')
     .option('--reflection', 'run a reflection plan offline instead: the LLM is a scripted server replaying a recorded run')
     .option('--agents', 'run seed 002\'s multi-agent example offline instead: a leader, two ReAct searchers, a writer and "Publish?"')
-    .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean; agents?: boolean }, command: Command) => {
+    .option('--interop', 'run the interop example offline instead: a tool of an MCP server, then an A2A agent that asks a question (both served in-process)')
+    .action(async (opts: { template: string; set?: string[]; json?: boolean; reflection?: boolean; agents?: boolean; interop?: boolean }, command: Command) => {
       const ctx = await getContext(command);
+      if (opts.interop) {
+        if (opts.set || opts.reflection || opts.agents || opts.template !== DEMO_TEMPLATE)
+          throw new UsageError('--interop runs its own plan: it takes no --template, --set, --reflection or --agents');
+        // Loaded here: the MCP and A2A servers' SDKs are for this demo only.
+        const { runInteropDemo } = await import('./demo-interop.js');
+        return runInteropDemo(ctx, opts.json === true);
+      }
       if (opts.agents) {
         if (opts.set || opts.reflection || opts.template !== DEMO_TEMPLATE)
           throw new UsageError('--agents runs its own recorded plan: it takes no --template, --set or --reflection');

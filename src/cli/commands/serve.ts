@@ -37,7 +37,7 @@ export function registerServeCommand(program: Command, getContext: GetContext): 
         worker.start();
       }
       ctx.io.err(
-        `dotplan serve on ${server.url} (${dotplan.backend})${worker ? `, worker ${worker.owner}` : ''}; ${opts.ui ? `web UI at ${server.url}/, ` : ''}API at ${server.url}/v1, document at ${server.url}/openapi.json`,
+        `dotplan serve on ${server.url} (${dotplan.backend})${worker ? `, worker ${worker.owner}` : ''}; ${opts.ui ? `web UI at ${server.url}/, ` : ''}API at ${server.url}/v1, document at ${server.url}/openapi.json, MCP at ${server.url}/mcp, A2A card at ${server.url}/.well-known/agent-card.json`,
       );
       await new Promise<void>((resolve) => {
         const unsubscribe = ctx.io.onStop((name) => {

@@ -28,7 +28,7 @@ export function registerAuthoringTools(server: McpServer, context: ToolContext):
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async () =>
-      guarded(context, async () => {
+      guarded(context, 'list_templates', async () => {
         const templates = listTemplates(defaultTemplateDirs(dotplan.cwd)).map(({ path: _path, ...info }) => ({
           ...info,
           params: info.params.map((p) => ({ ...p, required: p.default === undefined })),
@@ -58,7 +58,7 @@ export function registerAuthoringTools(server: McpServer, context: ToolContext):
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ dot }) =>
-      guarded(context, async () => {
+      guarded(context, 'validate_plan', async () => {
         const { valid, diagnostics } = await dotplan.validate(dot, { source: '<dot>' });
         const errors = diagnostics.filter((d) => d.severity === 'error').length;
         const warnings = diagnostics.length - errors;
@@ -101,7 +101,7 @@ export function registerAuthoringTools(server: McpServer, context: ToolContext):
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async ({ template, values, dot, goal, title, review }) =>
-      guarded(context, async () => {
+      guarded(context, 'create_plan', async () => {
         const given = [template, dot, goal].filter((v) => v !== undefined).length;
         if (given !== 1)
           return refused(

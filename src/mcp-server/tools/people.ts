@@ -23,7 +23,7 @@ export function registerPeopleTools(server: McpServer, context: ToolContext): vo
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ planId }) =>
-      guarded(context, async () => {
+      guarded(context, 'list_inbox', async () => {
         const entries = await dotplan.inbox(planId !== undefined ? { planId } : {});
         const items = entries.map(({ command: _command, ...entry }) => ({ ...entry, calls: inboxCalls(entry) }));
         const text =
@@ -51,7 +51,7 @@ export function registerPeopleTools(server: McpServer, context: ToolContext): vo
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ planId, nodeId, answer }) =>
-      guarded(context, async () => {
+      guarded(context, 'answer_question', async () => {
         const node = await dotplan.answer(planId, nodeId, answer, { by });
         const plan = await dotplan.plan(planId);
         const text = `answered node ${nodeId} of plan ${planId} with ${JSON.stringify(node.answer ?? answer)} as ${by}: the node is ${node.status}, the plan ${plan.status}. Follow it with show_plan.`;
@@ -73,7 +73,7 @@ export function registerPeopleTools(server: McpServer, context: ToolContext): vo
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async ({ planId, reason }) =>
-      guarded(context, async () => {
+      guarded(context, 'approve_review', async () => {
         const plan = await dotplan.approve(planId, { by, reason: reason ?? `approved by ${by} over MCP` });
         return ok(`approved plan ${planId} "${plan.title}" as ${by}: it is ${plan.status}. Follow it with show_plan.`, {
           planId,
@@ -98,7 +98,7 @@ export function registerPeopleTools(server: McpServer, context: ToolContext): vo
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async ({ planId, reason }) =>
-      guarded(context, async () => {
+      guarded(context, 'reject_review', async () => {
         const plan = await dotplan.reject(planId, { by, reason });
         return ok(`rejected plan ${planId} "${plan.title}" as ${by}: it is ${plan.status}; nothing of it will run.`, { planId, status: plan.status, by });
       }),

@@ -28,7 +28,7 @@ export function registerPlanTools(server: McpServer, context: ToolContext): void
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ status, limit }) =>
-      guarded(context, async () => {
+      guarded(context, 'list_plans', async () => {
         const all = await dotplan.plans(status !== undefined ? { status } : {});
         const roots = all.filter((p) => p.parent === undefined).reverse();
         const plans = roots.slice(0, limit ?? 50).map((p) => ({
@@ -67,7 +67,7 @@ export function registerPlanTools(server: McpServer, context: ToolContext): void
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ planId, dot }) =>
-      guarded(context, async () => {
+      guarded(context, 'show_plan', async () => {
         const [plan, nodes, edges, waits] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.edges(planId), dotplan.waitingFor(planId)]);
         const text = dot ? await dotplan.show(planId) : undefined;
         const json = planJson(plan, nodes, edges, waits);
