@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from '../model/duration.js';
 import { TOOL_CODE, toolCodeRule } from '../tools/tool-schema.js';
 import { AGENT_KINDS, type AgentDefinition } from './types.js';
 
@@ -25,6 +26,11 @@ export const agentSchema = z
     skill: z.string().min(1).optional(),
     maxPayload: z.int().min(1).optional(),
     allowHosts: z.array(z.string().min(1)).optional(),
+    mode: z.enum(['stream', 'detached'], { error: (issue) => `must be "stream" or "detached" (got ${JSON.stringify(issue.input)})` }).optional(),
+    pollEvery: z
+      .string()
+      .refine((text) => (parseDuration(text) ?? 0) >= 1000, { error: 'must be a duration of at least 1s, such as "30s" or "5m"' })
+      .optional(),
   })
   .superRefine((agent, ctx) => {
     const remote = AGENT_KINDS[agent.kind].remote;
@@ -42,6 +48,8 @@ export const agentSchema = z
       if (remote && agent[field] !== undefined)
         ctx.addIssue({ code: 'custom', path: [field], message: `is not for an ${agent.kind} agent (it runs at its url, with its own tools and model)` });
     }
+    if (agent.pollEvery !== undefined && agent.mode !== 'detached')
+      ctx.addIssue({ code: 'custom', path: ['pollEvery'], message: 'is only for mode "detached" (a streamed task is followed as it goes)' });
     if (agent.skill !== undefined && agent.allowSkills !== undefined && !agent.allowSkills.includes(agent.skill))
       ctx.addIssue({ code: 'custom', path: ['skill'], message: `"${agent.skill}" is not among allowSkills (${agent.allowSkills.join(', ')})` });
     const needs = AGENT_KINDS[agent.kind].needsTemplate;
@@ -51,7 +59,7 @@ export const agentSchema = z
       ctx.addIssue({ code: 'custom', path: ['template'], message: `is only for workflow agents (a ${agent.kind} agent plans with the LLM)` });
   });
 
-const REMOTE_FIELDS = ['url', 'auth', 'redact', 'allowSkills', 'skill', 'maxPayload', 'allowHosts'] as const;
+const REMOTE_FIELDS = ['url', 'auth', 'redact', 'allowSkills', 'skill', 'maxPayload', 'allowHosts', 'mode', 'pollEvery'] as const;
 const LOCAL_FIELDS = ['tools', 'agents', 'systemPrompt', 'model', 'limits'] as const;
 
 function isRegExp(pattern: string): boolean {

@@ -40,6 +40,14 @@ export interface AgentDefinition {
   maxPayload?: number;
   /** a2a: hosts other than the url's that the card's interface URLs may point at (default: none). */
   allowHosts?: string[];
+  /**
+   * a2a: `stream` (default): the node's attempt follows its task, holding a worker slot; `detached`:
+   * for tasks that run for hours or days — the node holds no slot and no lease, and a worker reads the
+   * task every `pollEvery`.
+   */
+  mode?: 'stream' | 'detached';
+  /** a2a, detached: how often the task is read (a duration such as "30s", "5m"; default "1m", at least "1s"). */
+  pollEvery?: string;
 }
 
 /** What kind of child plan an agent runs: `reflection`, `react` or `workflow` (see {@link AgentDefinition}). */

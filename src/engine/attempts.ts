@@ -25,7 +25,9 @@ export type AttemptResult =
    */
   | { kind: 'asked'; question?: string; options?: readonly string[] }
   /** An agent node started its child plan and waits on it, written by the child's starter (src/store/tree/): nothing to finish here. */
-  | { kind: 'delegated'; childPlanId: string; claimed?: ClaimedNode[] };
+  | { kind: 'delegated'; childPlanId: string; claimed?: ClaimedNode[] }
+  /** An external agent's node in detached mode parked itself on its remote task (src/store/remote-tasks.ts): still running, no lease, nothing to finish here. */
+  | { kind: 'parked' };
 
 export interface AttemptEnd {
   node: string;
@@ -90,6 +92,7 @@ export function finishAttempts(snapshot: Snapshot, ends: readonly AttemptEnd[], 
         break;
       }
       case 'delegated':
+      case 'parked':
         break;
     }
   }

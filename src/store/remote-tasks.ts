@@ -1,5 +1,8 @@
-import { forUpdate, type Db } from './sql/executor.js';
-import { tokenRowId } from './sql/load.js';
+import { toClaimed, type ClaimRow, type PlanColumns } from './sql/claim.js';
+import { forUpdate, marks, type Db } from './sql/executor.js';
+import { newLeaseToken, tokenRowId } from './sql/load.js';
+import { REMOTE_CHECK } from './sql/waits.js';
+import type { ClaimedNode } from './types.js';
 import { decodeText, encodeText } from './text.js';
 
 /**
@@ -17,6 +20,18 @@ export interface RemoteTasks {
    * asks a new question, so the answer stored is no longer one to send.
    */
   keep(token: string, remoteTask: string, options?: { clearAnswer?: boolean }): Promise<boolean>;
+  /**
+   * Parks the node on its remote task (detached mode): still `running`, its remote task kept, its lease
+   * given up — no worker holds it — until a worker checks the task again in `checkInMs`. False when the
+   * lease was lost (nothing written).
+   */
+  park(token: string, remoteTask: string, checkInMs: number): Promise<boolean>;
+  /**
+   * Takes up to `limit` parked nodes of running plans whose check is due, each with a new lease for
+   * `owner` (no move, no new attempt): the worker checks their tasks. Only a worker that knows external
+   * agents takes them.
+   */
+  takeChecks(owner: string, limit: number, leaseMs: number): Promise<ClaimedNode[]>;
   /** Up to `limit` cancels due, each held from other workers for `holdMs` (attempts counted). */
   takeCancels(limit: number, holdMs: number): Promise<RemoteCancel[]>;
   /** Delivered (or given up): the row goes. */
@@ -57,6 +72,48 @@ export class SqlRemoteTasks implements RemoteTasks {
     const set = options.clearAnswer ? 'remote_task = ?, answer = NULL' : 'remote_task = ?';
     const changed = await this.db.run(`UPDATE nodes SET ${set} WHERE id = ? AND lease_token = ? AND status = 'running'`, [remoteTask, rowId, token]);
     return changed === 1;
+  }
+
+  async park(token: string, remoteTask: string, checkInMs: number): Promise<boolean> {
+    const rowId = tokenRowId(token);
+    if (rowId === undefined) return false;
+    const changed = await this.db.run(
+      `UPDATE nodes SET remote_task = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NOW + ? WHERE id = ? AND lease_token = ? AND status = 'running'`,
+      [remoteTask, checkInMs, rowId, token],
+    );
+    return changed === 1;
+  }
+
+  async takeChecks(owner: string, limit: number, leaseMs: number): Promise<ClaimedNode[]> {
+    if (limit <= 0) return [];
+    return this.db.tx(async (q) => {
+      const due = await q.all<{ id: number }>(
+        `SELECT n.id FROM nodes n WHERE ${REMOTE_CHECK} AND n.lease_expires_at <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running' ` +
+          `ORDER BY n.lease_expires_at, n.id LIMIT ?${forUpdate(q, 'OF n SKIP LOCKED')}`,
+        [limit],
+      );
+      if (due.length === 0) return [];
+      const ids = due.map((d) => Number(d.id));
+      const tokens = new Map(ids.map((id) => [id, newLeaseToken(id)]));
+      const rows: ClaimRow[] = [];
+      for (const id of ids) {
+        const [row] = await q.all<ClaimRow>(
+          `UPDATE nodes SET lease_owner = ?, lease_token = ?, lease_expires_at = NOW + ? WHERE id = ? AND ${REMOTE_CHECK.replaceAll('n.', '')} ` +
+            `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`,
+          [owner, tokens.get(id), leaseMs, id],
+        );
+        if (row) rows.push(row);
+      }
+      const planIds = [...new Set(rows.map((r) => r.planId))];
+      if (planIds.length === 0) return [];
+      const plans = await q.all<PlanColumns & { id: string }>(
+        `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent" ` +
+          `FROM plans WHERE id IN (${marks(planIds.length)})`,
+        planIds,
+      );
+      const byId = new Map(plans.map((p) => [p.id, p]));
+      return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+    });
   }
 
   async takeCancels(limit: number, holdMs: number): Promise<RemoteCancel[]> {

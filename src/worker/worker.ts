@@ -206,6 +206,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const claims = await store.queue.claim({ owner: this.owner, limit: free, leaseMs });
     this.health.reached();
     for (const claim of claims) this.launch(claim);
+    // Nodes parked on a detached remote task whose check is due, in the slots left (a worker that knows external agents only).
+    if (this.options.remote && claims.length < free)
+      for (const check of await store.remote.takeChecks(this.owner, free - claims.length, leaseMs)) this.launch(check);
     if (this.llm && (await this.llm.claim())) return true;
     this.backlog = claims.length === free;
     if (this.backlog) return true;
@@ -306,6 +309,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           this.launchClaimed(result.claimed ?? [], 0); // the child's first nodes, handed to this worker
           return;
         }
+        // A detached remote task: the node was parked on it (no lease) in one write; its next check is a worker's later.
+        if (result.kind === 'parked') return;
         const written = this.finisher.finish(claim, result);
         if (this.backlog) this.poller.wake();
         const outcome = await written;

@@ -159,6 +159,51 @@ describe('external agents over A2A', () => {
     }
   });
 
+  it('detached: while the task works the node is running with no lease and no worker slot; a worker reads the task every pollEvery until it ends', async () => {
+    const slow = await startAgent('--port', '0', '--record', join(dir, 'detached.jsonl'), '--slow-ms', '4000');
+    try {
+      const dotplan = await open({ url: slow.base, mode: 'detached', pollEvery: '1s' });
+      const plan = await dotplan.create({ dot: `digraph p { long [type=agent agentCode=helper task="a slow report"] }` });
+      const running = (worker = dotplan.worker().start());
+      await waitUntil(
+        async () => {
+          const node = await dotplan.node(plan.id, 'long');
+          return (node.status === 'running' && node.leaseOwner === undefined && running.running === 0) || undefined;
+        },
+        'the node parked on its task',
+        20_000,
+      );
+      expect(await ended(dotplan, plan.id)).toBe('completed');
+      expect((await dotplan.node(plan.id, 'long')).output).toBe('slow done');
+      // No move while it worked: the checks are takeovers, not attempts.
+      expect(await moves(dotplan, plan.id, 'long')).toEqual(['pending>ready', 'ready>running', 'running>done']);
+      expect((await dotplan.node(plan.id, 'long')).attempts).toBe(1);
+      const seen = recorded(join(dir, 'detached.jsonl')).map((e) => e.event);
+      expect(seen.filter((e) => e === 'message')).toHaveLength(1);
+      expect(seen.filter((e) => e === 'get').length).toBeGreaterThanOrEqual(2);
+      expect(seen).not.toContain('subscribe');
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it("detached: a question of the agent is still the node's, and the answer goes back on the same task", async () => {
+    const dotplan = await open({ mode: 'detached', pollEvery: '1s' });
+    const plan = await dotplan.create({ dot: `digraph p { pick [type=agent agentCode=helper task="please ask me again"] }` });
+    worker = dotplan.worker().start();
+    const waiting = await waitUntil(async () => (await dotplan.inbox()).find((e) => e.planId === plan.id), "the agent's question in the inbox", 30_000);
+    expect(waiting).toMatchObject({ question: 'Which colour should it be?', options: ['red', 'green'] });
+    await dotplan.answer(plan.id, 'pick', 'green');
+    expect(await ended(dotplan, plan.id)).toBe('completed');
+    expect((await dotplan.node(plan.id, 'pick')).output).toBe('chose green');
+    const mine = recorded(record).filter((e) => e.event === 'message' && ['please ask me again', 'green'].includes(e.text as string));
+    expect(mine).toHaveLength(2);
+    expect(mine[1]).toMatchObject({ taskId: mine[0]!.taskId, contextId: mine[0]!.contextId });
+    // The answer went once: the task as it stood right after still showed the question, which is not asked again.
+    const exchanges = (await dotplan.events.list({ planId: plan.id, kind: 'remote' })).map((e) => `${String(e.detail?.direction)}:${String(e.detail?.text)}`);
+    expect(exchanges).toEqual(['sent:please ask me again', 'received:Which colour should it be?', 'sent:green', 'received:chose green']);
+  });
+
   it('a card whose interface points at another host is refused unless allowHosts names it', async () => {
     const elsewhere = await startAgent('--port', '0', '--card-url', 'http://localhost:9/a2a/jsonrpc');
     try {

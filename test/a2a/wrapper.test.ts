@@ -5,7 +5,7 @@
  * points elsewhere is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { foreignInterface, outgoingOf, refusal } from '../../src/agents/a2a/policy.js';
+import { foreignInterface, metadataOf, outgoingOf, refusal } from '../../src/agents/a2a/policy.js';
 import { Redactor } from '../../src/agents/a2a/redact.js';
 import { parseAgents } from '../../src/agents/agent-schema.js';
 import type { AgentDefinition } from '../../src/agents/types.js';
@@ -32,6 +32,9 @@ describe('an external agent definition', () => {
     [{ ...base, redact: ['(unclosed'] }, 'agents[0] (ext).redact.0 must be a regular expression (JavaScript syntax)'],
     [{ ...base, allowSkills: ['a'], skill: 'b' }, 'agents[0] (ext).skill "b" is not among allowSkills (a)'],
     [{ code: 'r', kind: 'react', description: 'x', url: 'https://a.example.com' }, 'agents[0] (r).url is only for a2a agents (a react agent runs here)'],
+    [{ ...base, mode: 'later' }, 'agents[0] (ext).mode must be "stream" or "detached" (got "later")'],
+    [{ ...base, pollEvery: '1m' }, 'agents[0] (ext).pollEvery is only for mode "detached" (a streamed task is followed as it goes)'],
+    [{ ...base, mode: 'detached', pollEvery: '10ms' }, 'agents[0] (ext).pollEvery must be a duration of at least 1s, such as "30s" or "5m"'],
   ])('refuses %j naming the field', (entry, reason) => {
     expect(parseAgents([entry], 'agents')).toEqual({ ok: false, reason });
   });
@@ -60,18 +63,22 @@ describe('the policy', () => {
   const agent = (more: Partial<AgentDefinition> = {}): AgentDefinition => ({ ...(base as AgentDefinition), ...more });
   const input = (agentParams: Record<string, string> = {}) => ({ agentCode: 'ext', task: 'Do it', agentParams, inherited: { topic: 'ACME' }, detach: false });
 
-  it('sends the task with its parameters as lines, the skill apart', () => {
-    expect(outgoingOf(agent(), input({ skill: 'research', depth: '2' }))).toEqual({ text: 'Do it\n\ntopic: ACME\ndepth: 2', skill: 'research' });
-    expect(outgoingOf(agent({ skill: 'translate' }), input())).toEqual({ text: 'Do it\n\ntopic: ACME', skill: 'translate' });
+  it('sends the task with its parameters as lines, the skill and the values in the metadata', () => {
+    const research = outgoingOf(agent(), input({ skill: 'research', depth: '2' }));
+    expect(research).toEqual({ text: 'Do it\n\ntopic: ACME\ndepth: 2', skill: 'research', values: { topic: 'ACME', depth: '2' } });
+    expect(outgoingOf(agent({ skill: 'translate' }), input())).toEqual({ text: 'Do it\n\ntopic: ACME', skill: 'translate', values: { topic: 'ACME' } });
+    // The metadata: the skill, and the values (redacted) for an agent whose skill takes them (a dotplan template's).
+    expect(metadataOf(research, (t) => t.replace('ACME', '[redacted]'))).toEqual({ skill: 'research', values: { topic: '[redacted]', depth: '2' } });
+    expect(metadataOf({ text: 'x', values: {} }, (t) => t)).toBeUndefined();
   });
 
   it('refuses a skill it does not allow, one the card does not offer, none where only some are allowed, and a message over maxPayload', () => {
     const strict = agent({ allowSkills: ['research'], maxPayload: 10 });
-    expect(refusal(strict, card, { text: 'x', skill: 'translate' }, 'x')).toBe('agent ext does not allow skill "translate" (allowSkills: research)');
-    expect(refusal(strict, card, { text: 'x' }, 'x')).toMatch(/^agent ext allows only the skills research: name one in the node's agentParams/);
-    expect(refusal(agent(), card, { text: 'x', skill: 'poetry' }, 'x')).toBe('agent ext (fixture) has no skill "poetry"; its card offers research, translate');
-    expect(refusal(strict, card, { text: 'x', skill: 'research' }, 'ééééééé')).toMatch(/^the message for agent ext is 14 bytes, over its maxPayload of 10/);
-    expect(refusal(strict, card, { text: 'x', skill: 'research' }, 'short')).toBeUndefined();
+    expect(refusal(strict, card, { skill: 'translate' }, 'x')).toBe('agent ext does not allow skill "translate" (allowSkills: research)');
+    expect(refusal(strict, card, {}, 'x')).toMatch(/^agent ext allows only the skills research: name one in the node's agentParams/);
+    expect(refusal(agent(), card, { skill: 'poetry' }, 'x')).toBe('agent ext (fixture) has no skill "poetry"; its card offers research, translate');
+    expect(refusal(strict, card, { skill: 'research' }, 'ééééééé')).toMatch(/^the message for agent ext is 14 bytes, over its maxPayload of 10/);
+    expect(refusal(strict, card, { skill: 'research' }, 'short')).toBeUndefined();
   });
 
   it('refuses a card whose interface is on another host, unless allowHosts names it', () => {

@@ -58,8 +58,11 @@ export interface RemoteCard {
 /** A connection to one remote agent. */
 export interface RemoteAgentClient {
   readonly card: RemoteCard;
-  /** Sends a message; yields the task's events until it ends, stops for input, or the stream closes. */
-  send(message: OutgoingMessage, signal: AbortSignal): AsyncIterable<RemoteUpdate>;
+  /**
+   * Sends a message; yields the task's events until it ends, stops for input, or the stream closes.
+   * `returnImmediately`: one update, the task as it stands once it exists (detached mode).
+   */
+  send(message: OutgoingMessage, signal: AbortSignal, options?: { returnImmediately?: boolean }): AsyncIterable<RemoteUpdate>;
   /** Follows a task already sent (after a takeover): its current state first, then its events. */
   follow(taskId: string, signal: AbortSignal): AsyncIterable<RemoteUpdate>;
   get(taskId: string, signal: AbortSignal): Promise<RemoteUpdate>;
@@ -101,14 +104,15 @@ class SdkRemoteAgent implements RemoteAgentClient {
     readonly card: RemoteCard,
   ) {}
 
-  async *send(message: OutgoingMessage, signal: AbortSignal): AsyncIterable<RemoteUpdate> {
+  async *send(message: OutgoingMessage, signal: AbortSignal, options: { returnImmediately?: boolean } = {}): AsyncIterable<RemoteUpdate> {
+    const returnImmediately = options.returnImmediately === true;
     const request = {
       tenant: '',
       message: messageOf(message),
-      configuration: { acceptedOutputModes: ['text/plain', 'application/json'], taskPushNotificationConfig: undefined, returnImmediately: false },
+      configuration: { acceptedOutputModes: ['text/plain', 'application/json'], taskPushNotificationConfig: undefined, returnImmediately },
       metadata: undefined,
     };
-    if (!this.card.streaming) {
+    if (!this.card.streaming || returnImmediately) {
       yield updateOfResult(await this.client.sendMessage(request, { signal }));
       return;
     }

@@ -5,10 +5,12 @@ import type { RemoteCard } from './connect.js';
 /** The largest message sent to an external agent unless its `maxPayload` says otherwise. */
 export const DEFAULT_MAX_PAYLOAD = 65_536;
 
-/** What goes to the agent for one node: the text (before redaction) and the skill asked for. */
+/** What goes to the agent for one node (before redaction): the text, the skill asked for, the parameters. */
 export interface Outgoing {
   text: string;
   skill?: string;
+  /** The node's agentParams and inherited values, also sent as `values` in the message's metadata (a dotplan agent's template takes them so). */
+  values: Record<string, string>;
 }
 
 /**
@@ -16,11 +18,18 @@ export interface Outgoing {
  * lines. `agentParams.skill` names the skill asked for (else the agent's `skill`).
  */
 export function outgoingOf(agent: AgentDefinition, input: ChildInput): Outgoing {
-  const { skill: asked, ...params } = { ...input.inherited, ...input.agentParams };
-  const lines = Object.entries(params).map(([name, value]) => `${name}: ${value}`);
+  const { skill: asked, ...values } = { ...input.inherited, ...input.agentParams };
+  const lines = Object.entries(values).map(([name, value]) => `${name}: ${value}`);
   const text = lines.length > 0 ? `${input.task}\n\n${lines.join('\n')}` : input.task;
   const skill = asked ?? agent.skill;
-  return skill !== undefined ? { text, skill } : { text };
+  return skill !== undefined ? { text, skill, values } : { text, values };
+}
+
+/** The message's metadata: the skill and the values (redacted), where there are any. */
+export function metadataOf(outgoing: Outgoing, redact: (text: string) => string): Record<string, unknown> | undefined {
+  const values = Object.fromEntries(Object.entries(outgoing.values).map(([name, value]) => [name, redact(value)]));
+  const metadata = { ...(outgoing.skill !== undefined ? { skill: outgoing.skill } : {}), ...(Object.keys(values).length > 0 ? { values } : {}) };
+  return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 
 /**
@@ -28,7 +37,7 @@ export function outgoingOf(agent: AgentDefinition, input: ChildInput): Outgoing 
  * agent allows (`allowSkills`) and one its card offers; the message no larger than `maxPayload`.
  * Returns why a call is refused, or undefined.
  */
-export function refusal(agent: AgentDefinition, card: RemoteCard, outgoing: Outgoing, redactedText: string): string | undefined {
+export function refusal(agent: AgentDefinition, card: RemoteCard, outgoing: Pick<Outgoing, 'skill'>, redactedText: string): string | undefined {
   const { skill } = outgoing;
   if (agent.allowSkills !== undefined) {
     if (skill === undefined)

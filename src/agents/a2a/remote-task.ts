@@ -16,8 +16,14 @@ export interface RemoteTask {
   state?: RemoteState;
   /** Questions the agent asked so far (INPUT_REQUIRED); the answer to the latest carries its number. */
   asked: number;
-  /** The follow-up with a person's answer: its id, its text, the question it answers; `sent` once the agent took it. */
-  answer?: { messageId: string; text: string; round: number; sent: boolean };
+  /**
+   * The follow-up with a person's answer: its id, its text, the question it answers; `sent` once the
+   * agent received it (it is never sent again), `taken` once the task moved past the question (until
+   * then the task as it stands still shows the question answered).
+   */
+  answer?: { messageId: string; text: string; round: number; sent: boolean; taken?: boolean };
+  /** The agent's last status message written to the node's log (the same one again is not). */
+  said?: string;
 }
 
 const schema = z.object({
@@ -27,7 +33,8 @@ const schema = z.object({
   contextId: z.string().optional(),
   state: z.string().optional(),
   asked: z.int().default(0),
-  answer: z.object({ messageId: z.string(), text: z.string(), round: z.int(), sent: z.boolean() }).optional(),
+  answer: z.object({ messageId: z.string(), text: z.string(), round: z.int(), sent: z.boolean(), taken: z.boolean().optional() }).optional(),
+  said: z.string().optional(),
 });
 
 /** The stored record, or undefined when there is none or it cannot be read (the task then starts afresh). */

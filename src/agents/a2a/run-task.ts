@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { AttemptResult } from '../../engine/attempts.js';
 import { AttemptAborted } from '../../kinds/aborted.js';
 import type { ChildInput } from '../../kinds/agent-child.js';
-import { formatDuration } from '../../model/duration.js';
+import { formatDuration, parseDuration } from '../../model/duration.js';
 import type { RemoteTasks } from '../../store/remote-tasks.js';
 import type { ClaimedNode, EventFeed } from '../../store/types.js';
 import type { ToolLog } from '../../worker/tool-logs.js';
 import type { AgentDefinition } from '../types.js';
 import { audit, type Exchange } from './audit.js';
 import { TERMINAL_STATES, type RemoteAgentClient, type RemoteUpdate } from './connect.js';
-import { outgoingOf, refusal } from './policy.js';
+import { metadataOf, outgoingOf, refusal } from './policy.js';
 import type { Redactor } from './redact.js';
 import { readRemoteTask, writeRemoteTask, type RemoteTask } from './remote-task.js';
 
@@ -22,6 +22,8 @@ export interface TaskRunDeps {
   timeoutMs?: number;
 }
 
+/** How often a detached task is read unless the agent's `pollEvery` says otherwise. */
+export const DEFAULT_POLL_EVERY = '1m';
 /** A stream silent this long has its task read meanwhile. */
 const SILENT_CHECK_MS = 15_000;
 /** Pause before following a task again whose stream closed while it worked: doubles up to the cap. */
@@ -49,6 +51,9 @@ export async function runRemoteTask(
   // Aborted when the attempt ends, too: a stream still open then is closed.
   const over = new AbortController();
   const limit = AbortSignal.any([signal, over.signal, ...(deps.timeoutMs !== undefined ? [AbortSignal.timeout(deps.timeoutMs)] : [])]);
+  const detached = agent.mode === 'detached';
+  /** This attempt sends the person's answer: the first reply to it says the agent has it. */
+  let answering = false;
   const stored = await deps.remote.read(claim.planId, claim.nodeId);
   let task = readRemoteTask(stored.remoteTask);
   // A task of another agent (the plan was revised) or one that ended (the node is retried) is not followed.
@@ -64,8 +69,11 @@ export async function runRemoteTask(
       // Not sent yet, or sent with no task back (the exchange broke): sent with the same message id again.
       const outgoing = outgoingOf(agent, input);
       const text = redactor.redact(outgoing.text);
+      const metadata = metadataOf(outgoing, (t) => redactor.redact(t));
       const skill = outgoing.skill !== undefined ? { skill: outgoing.skill } : {};
-      const why = refusal(agent, client.card, outgoing, text);
+      // The payload: the text, and the values sent beside it in the metadata.
+      const values = metadata?.values;
+      const why = refusal(agent, client.card, outgoing, values !== undefined ? `${text}${JSON.stringify(values)}` : text);
       if (why) {
         await exchange({ direction: 'refused', text: why, ...skill });
         return { kind: 'failed', error: why, retryable: false };
@@ -73,18 +81,21 @@ export async function runRemoteTask(
       task ??= { agent: agent.code, messageId: randomUUID(), asked: 0 };
       await keep(task);
       await exchange({ direction: 'sent', text, ...skill });
-      stream = client.send({ messageId: task.messageId, text, ...(outgoing.skill !== undefined ? { metadata: skill } : {}) }, limit);
+      stream = client.send({ messageId: task.messageId, text, ...(metadata ? { metadata } : {}) }, limit, { returnImmediately: detached });
     } else if (task.state === 'input-required' && stored.answer !== undefined && !(task.answer?.round === task.asked && task.answer.sent)) {
       // A person answered the agent's question: the answer goes back on the same task (both ids).
       task.answer = task.answer?.round === task.asked ? task.answer : { messageId: randomUUID(), text: stored.answer, round: task.asked, sent: false };
       await keep(task);
       const text = redactor.redact(task.answer.text);
       await exchange({ direction: 'sent', text });
-      stream = client.send({ messageId: task.answer.messageId, text, taskId: task.taskId, ...(task.contextId ? { contextId: task.contextId } : {}) }, limit);
+      answering = true;
+      stream = client.send({ messageId: task.answer.messageId, text, taskId: task.taskId, ...(task.contextId ? { contextId: task.contextId } : {}) }, limit, {
+        returnImmediately: detached,
+      });
     } else {
-      stream = client.follow(task.taskId, limit);
+      stream = detached ? once(client.get(task.taskId, limit)) : client.follow(task.taskId, limit);
     }
-    return await consume(task, stream);
+    return detached ? await check(task, stream) : await consume(task, stream);
   } catch (error) {
     if (signal.aborted && signal.reason instanceof AttemptAborted) return { kind: 'released' };
     if (error instanceof AttemptAborted) return { kind: 'released' };
@@ -123,10 +134,32 @@ export async function runRemoteTask(
     }
   }
 
+  /**
+   * Detached mode: what the task says now settles the node, or the node is parked on it — still
+   * running, no lease, no worker slot — until a worker reads it again in `pollEvery`.
+   */
+  async function check(task: RemoteTask, updates: AsyncIterable<RemoteUpdate>): Promise<AttemptResult> {
+    const artifacts = new Map<string, string>();
+    for await (const update of updates) {
+      const end = await take(task, update, artifacts);
+      if (end) return end;
+    }
+    if (!task.taskId) return { kind: 'failed', error: `agent ${agent.code} answered with neither a task nor a reply`, retryable: true };
+    const every = parseDuration(agent.pollEvery ?? DEFAULT_POLL_EVERY) ?? 60_000;
+    if (!(await deps.remote.park(claim.token, writeRemoteTask(task), every))) throw new AttemptAborted('lease lost');
+    return { kind: 'parked' };
+  }
+
   /** One event: the task's ids and state kept (under the lease), its artifacts gathered, and what it means for the node. */
   async function take(task: RemoteTask, update: RemoteUpdate, artifacts: Map<string, string>): Promise<AttemptResult | undefined> {
     // Right after an answer went out, the task as it stands still shows the question answered.
-    if (task.answer && !task.answer.sent && update.snapshot && update.state === 'input-required') return undefined;
+    if (task.answer && !task.answer.taken && update.snapshot && update.state === 'input-required') {
+      if (answering && !task.answer.sent) {
+        task.answer.sent = true; // the agent has it: it is not sent again
+        await keep(task);
+      }
+      return undefined;
+    }
     let changed = false;
     let asks = false;
     if (update.taskId && update.taskId !== task.taskId) {
@@ -134,8 +167,9 @@ export async function runRemoteTask(
       if (update.contextId) task.contextId = update.contextId;
       changed = true;
     }
-    if (task.answer && !task.answer.sent && update.state !== undefined) {
+    if (task.answer && !task.answer.taken && update.state !== undefined) {
       task.answer.sent = true;
+      task.answer.taken = true;
       changed = true;
     }
     if (update.state !== undefined && update.state !== 'unknown' && update.state !== task.state) {
@@ -190,7 +224,11 @@ export async function runRemoteTask(
           retryable: false,
         };
       default:
-        if (text) deps.log({ planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts, message: `agent ${agent.code}: ${text}` });
+        // The agent's progress, once per message (a snapshot repeats the last one; a detached check reads it again).
+        if (text && text !== task.said) {
+          deps.log({ planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts, message: `agent ${agent.code}: ${text}` });
+          task.said = text; // kept with the task's next write (a detached check's park)
+        }
         return undefined;
     }
   }
@@ -246,6 +284,11 @@ async function* watched(stream: AsyncIterable<RemoteUpdate>, check: () => Promis
     void events.return?.(undefined)?.catch(() => undefined);
     next.catch(() => undefined);
   }
+}
+
+/** One update as a stream of one. */
+async function* once(update: Promise<RemoteUpdate>): AsyncIterable<RemoteUpdate> {
+  yield await update;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -13,13 +13,18 @@ export const REVIEW_WAITS = `p.status = '${PLAN_WAITS}' AND NOT (p.mode = 'refle
 /**
  * The node statuses as every query spells them: a node is active (its plan is not over) while
  * pending, ready, running or waiting for a person. A `running` node that holds no lease waits on
- * something outside its plan — an agent node on its child plan (later, a remote task): it cannot
- * expire and costs no polling; the child's last step finishes it.
+ * something outside its plan — an agent node on its child plan, whose last step finishes it, or an
+ * external agent's node parked on its remote task (REMOTE_CHECK): it cannot expire.
  */
 export const ACTIVE_NODE_STATUSES = `('pending', 'ready', 'running', '${NODE_WAITS}')`;
 /** A running node a worker holds (`n`): its lease can run out. */
 export const HELD_BY_WORKER = `n.status = 'running' AND n.lease_token IS NOT NULL`;
-/** A running node waiting outside its plan (`n`): no lease, a child plan (or remote task) finishes it. */
+/** A running node waiting outside its plan (`n`): no lease; a child plan finishes it, or a worker checks its remote task. */
 export const WAITS_OUTSIDE = `n.status = 'running' AND n.lease_token IS NULL`;
+/**
+ * A running node parked on its remote task (`n`): an external agent's node in detached mode holds no
+ * lease while the task works; a worker checks the task at `lease_expires_at` (src/store/remote-tasks.ts).
+ */
+export const REMOTE_CHECK = `n.status = 'running' AND n.lease_token IS NULL AND n.remote_task IS NOT NULL`;
 /** A node waiting for a person's answer (`n`). */
 export const WAITS_FOR_PERSON = `n.status = '${NODE_WAITS}'`;
