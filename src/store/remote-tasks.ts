@@ -51,6 +51,9 @@ export interface RemoteCancel {
   attempts: number;
 }
 
+/** A parked node (`n`) of a running plan whose check is due. */
+const CHECK_DUE = `${REMOTE_CHECK} AND n.lease_expires_at <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+
 export class SqlRemoteTasks implements RemoteTasks {
   constructor(private readonly db: Db) {}
 
@@ -85,11 +88,11 @@ export class SqlRemoteTasks implements RemoteTasks {
   }
 
   async takeChecks(owner: string, limit: number, leaseMs: number): Promise<ClaimedNode[]> {
-    if (limit <= 0) return [];
+    // Asked at every round of a worker that knows external agents: nothing due costs one read, no write transaction.
+    if (limit <= 0 || !(await this.#any(`SELECT 1 FROM nodes n WHERE ${CHECK_DUE} LIMIT 1`))) return [];
     return this.db.tx(async (q) => {
       const due = await q.all<{ id: number }>(
-        `SELECT n.id FROM nodes n WHERE ${REMOTE_CHECK} AND n.lease_expires_at <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running' ` +
-          `ORDER BY n.lease_expires_at, n.id LIMIT ?${forUpdate(q, 'OF n SKIP LOCKED')}`,
+        `SELECT n.id FROM nodes n WHERE ${CHECK_DUE} ORDER BY n.lease_expires_at, n.id LIMIT ?${forUpdate(q, 'OF n SKIP LOCKED')}`,
         [limit],
       );
       if (due.length === 0) return [];
@@ -117,6 +120,7 @@ export class SqlRemoteTasks implements RemoteTasks {
   }
 
   async takeCancels(limit: number, holdMs: number): Promise<RemoteCancel[]> {
+    if (!(await this.#any(`SELECT 1 FROM remote_cancels WHERE next_at <= NOW LIMIT 1`))) return [];
     const rows = await this.db.tx((q) =>
       q.all<RemoteCancel>(
         `UPDATE remote_cancels SET next_at = NOW + ?, attempts = attempts + 1 WHERE id IN (SELECT id FROM remote_cancels WHERE next_at <= NOW ORDER BY id LIMIT ?${forUpdate(q, 'SKIP LOCKED')}) ` +
@@ -125,6 +129,11 @@ export class SqlRemoteTasks implements RemoteTasks {
       ),
     );
     return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+  }
+
+  /** Whether the query finds a row (read outside any transaction). */
+  async #any(sql: string): Promise<boolean> {
+    return (await this.db.all(sql)).length > 0;
   }
 
   async settleCancel(id: number): Promise<void> {

@@ -188,8 +188,7 @@ export async function runRemoteTask(
   /** What one event means for the node: nothing yet (progress), or how the attempt ends. */
   async function settle(task: RemoteTask, update: RemoteUpdate, artifacts: Map<string, string>): Promise<AttemptResult | undefined> {
     const text = update.text === undefined ? undefined : redactor.redact(update.text);
-    const received = (extra: Partial<Exchange> = {}) =>
-      exchange({ direction: 'received', ...ids(task), ...(update.state ? { state: update.state } : {}), ...extra });
+    const received = (extra: Partial<Exchange> = {}) => exchange({ direction: 'received', ...(update.state ? { state: update.state } : {}), ...extra });
     if (update.reply) {
       const output = text ?? '';
       await received({ text: output });

@@ -7,12 +7,13 @@ import { startDemoA2aAgent, DEMO_SKILL } from '../../demo/a2a-agent.js';
 import { startDemoMcpServer } from '../../demo/mcp-server.js';
 import { Dotplan } from '../../operations/dotplan.js';
 import { graphOrder } from '../../plans/graph-order.js';
-import { endsPlan, openStore, type EventRecord, type NodeRecord } from '../../store/index.js';
+import { openStore, type EventRecord, type NodeRecord } from '../../store/index.js';
 import { createRegistry } from '../../tools/registry.js';
-import { formatMs, ProgressPrinter } from '../../worker/progress.js';
+import { formatMs } from '../../worker/progress.js';
 import type { CliContext } from '../context.js';
 import { formatTable, type CliIO } from '../io.js';
 import { displayPath } from './demo-intro.js';
+import { runDemoPlan } from './demo-run.js';
 
 /** The demo's own database: its worker knows only the demo's MCP server and agent, so it must run no other plan. */
 const OWN_DATABASE = join('.dotplan', 'demo-interop.db');
@@ -81,20 +82,11 @@ export async function runInteropDemo(ctx: CliContext, json: boolean): Promise<vo
     const after = await dotplan.events.lastId();
     const plan = await dotplan.create({ dot: PLAN });
     say(`  plan ${plan.id} "${plan.title}" on ${dotplan.backend}; one line per event:`);
-    const printer = new ProgressPrinter((line) => (json ? ctx.io.out(line) : ctx.io.err(line)), json);
-    const worker = dotplan.worker().start();
-    worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
-    const watcher = dotplan.events.follow({ planId: plan.id, after }, async (event) => {
-      printer.print(event);
-      if (event.nodeId !== undefined && event.kind === 'status' && event.to === 'awaiting_input') {
-        const node = await dotplan.node(plan.id, event.nodeId);
-        const answer = await askPerson(node, ctx.io, json);
-        // A person at the terminal answers as themselves (the OS user); otherwise the demo does.
-        await dotplan.answer(plan.id, node.id, answer, ctx.io.stdin.isTTY ? {} : { by: 'demo' });
-      }
-      return endsPlan(event);
-    });
-    const last = await watcher.ended.finally(() => worker.stop());
+    // A person at the terminal answers as themselves (the OS user); otherwise the demo does.
+    const last = await runDemoPlan(dotplan, plan.id, after, ctx.io, json, async (node) => ({
+      text: await askPerson(node, ctx.io, json),
+      ...(ctx.io.stdin.isTTY ? {} : { by: 'demo' }),
+    }));
     if (!json) await printSummary(dotplan, plan.id, Date.now() - started, ctx.io, displayPath(ctx.io.cwd, file));
     if (last?.to !== 'completed') ctx.exitCode = 1;
   } finally {

@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors/errors.js';
 import type { Dotplan } from '../../operations/dotplan.js';
-import { endsPlan, type NodeRecord } from '../../store/index.js';
+import type { NodeRecord } from '../../store/index.js';
 import { graphOrder } from '../../plans/graph-order.js';
 import { createFlags, withFlags } from '../flags.js';
 import { parseSetFlags, setOption } from '../set-flags.js';
-import { formatMs, ProgressPrinter } from '../../worker/progress.js';
+import { formatMs } from '../../worker/progress.js';
 import { formatTable, type CliIO } from '../io.js';
 import { announceDemo } from './demo-intro.js';
 import { runReflectionDemo } from './demo-reflection.js';
 import { runAgentsDemo } from './demo-agents.js';
+import { runDemoPlan } from './demo-run.js';
 import type { GetContext } from './index.js';
 
 const DEMO_TEMPLATE = 'research-report';
@@ -57,19 +58,9 @@ export function registerDemoCommand(program: Command, getContext: GetContext): v
       const after = await dotplan.events.lastId();
       const plan = await withFlags(createFlags, () => dotplan.create({ template: opts.template, values }));
       if (!opts.json) ctx.io.err(`  plan ${plan.id} "${plan.title}" on ${dotplan.backend}; one line per status change:`);
-      const printer = new ProgressPrinter((line) => (opts.json ? ctx.io.out(line) : ctx.io.err(line)), opts.json);
-      const worker = dotplan.worker().start();
-      worker.on('worker:error', (error) => ctx.io.err(`worker: ${error instanceof Error ? error.message : String(error)}`));
-      const watcher = dotplan.events.follow({ planId: plan.id, after }, async (event) => {
-        printer.print(event);
-        if (event.nodeId !== undefined && event.kind === 'status' && event.to === 'awaiting_input') {
-          const node = await dotplan.node(plan.id, event.nodeId);
-          const answer = await askPerson(node, ctx.io, opts.json === true);
-          await dotplan.answer(plan.id, node.id, answer);
-        }
-        return endsPlan(event);
-      });
-      const last = await watcher.ended.finally(() => worker.stop());
+      const last = await runDemoPlan(dotplan, plan.id, after, ctx.io, opts.json === true, async (node) => ({
+        text: await askPerson(node, ctx.io, opts.json === true),
+      }));
       if (!opts.json) await printSummary(dotplan, plan.id, Date.now() - started, ctx.io);
       if (last?.to !== 'completed') ctx.exitCode = 1;
     });
