@@ -18,7 +18,7 @@ const p50 = (values) => percentile(values, 50);
 const [backend = 'postgres', rounds = '3'] = process.argv.slice(2);
 const STEPS = 2_000;
 /** The write of a step: PostgreSQL's one statement, SQLite's transaction (BEGIN IMMEDIATE to COMMIT). */
-const isWrite = (text) => /^WITH v AS \(SELECT \* FROM json_to_recordset/.test(text);
+const isWrite = (text) => /^WITH v AS \(SELECT \* FROM unnest/.test(text);
 
 let marks = [];
 let on = false;

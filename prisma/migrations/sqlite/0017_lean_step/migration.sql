@@ -1,0 +1,5 @@
+-- dotplan 0017 (sqlite): nothing to do. PostgreSQL's migration of this number adds the check that ends a step's
+-- one statement when a row no longer holds what the step expected (SQLite writes a step row by row inside its
+-- write transaction and checks each row as it goes: src/store/sql/persist-sqlite.ts), and makes two indexes on
+-- nodes partial by status; SQLite uses a partial index only where a query repeats its condition word for word,
+-- which `status = 'running'` against `status IN (…)` does not, so its indexes stay whole.

@@ -1,0 +1,144 @@
+import { BASIS_DEPENDENTS, CLAIMED_COLUMNS, DUE } from './claim.js';
+import { pgTouch } from './touch.js';
+
+/**
+ * PostgreSQL's one statement that writes a step (persist-postgres.ts binds its values), in the
+ * variant the step needs: only the parts it uses are in the text, so that no idle CTE is planned, and
+ * each variant is a prepared statement of its own. Values come in as typed arrays (`unnest`), one per
+ * field, and rows go out as plain columns, one row per node handed or claimed and per plan moved.
+ *
+ * What the step relied on is part of each UPDATE's own WHERE (a node's status, counters and lease
+ * token; the plans' status and revision, key-share locked so that a revision or command committed
+ * while the statement waited is seen on the newest row). A row that no longer holds it is not
+ * written, and the statement's check (`dotplan_step_holds`, migration 0017) then fails it as a
+ * whole with SQLSTATE {@link STEP_CHANGED}: nothing of it is kept, and the writer's locking path
+ * takes over. Node rows are locked by the UPDATE in id order (its index scan of `id = ANY(…)`),
+ * then the plans.
+ */
+export interface StepShape {
+  /** Some node sets a rarely set field (answer, error, skipped_by, attributes, run_after, a wait's start). */
+  full: boolean;
+  /** Plans whose status (and revision) the step was computed on. */
+  expect: boolean;
+  /** Plan moves. */
+  moves: boolean;
+  /** Other ready nodes claimed for the worker. */
+  claims: boolean;
+  /** Wake-ups for workers elsewhere. */
+  notify: boolean;
+}
+
+/** The SQLSTATE of a step whose rows no longer held what it was computed from. */
+export const STEP_CHANGED = 'DP409';
+
+const texts = new Map<number, string>();
+
+export function stepStatement(shape: StepShape): string {
+  const key = (shape.full ? 1 : 0) | (shape.expect ? 2 : 0) | (shape.moves ? 4 : 0) | (shape.claims ? 8 : 0) | (shape.notify ? 16 : 0);
+  let text = texts.get(key);
+  if (text === undefined) texts.set(key, (text = build(shape)));
+  return text;
+}
+
+/** A switch of a node write (persist-postgres.ts's `flags`). */
+const on = (bit: number) => `(v.f & ${bit}) <> 0`;
+const SET_OUTPUT = 1;
+const SET_ANSWER = 2;
+const SET_ERROR = 4;
+const SET_SKIPPED_BY = 8;
+const CLAIM = 16;
+const CLEAR_LEASE = 32;
+const FINISHED = 64;
+const WAITS = 128;
+
+function build(shape: StepShape): string {
+  const ctes: string[] = [];
+  ctes.push(
+    `v AS (SELECT * FROM unnest(CAST(? AS int[]), CAST(? AS text[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]), ` +
+      `CAST(? AS int[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS int[])` +
+      (shape.full ? `, CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[])` : '') +
+      `) AS v(id, exp_status, exp_waiting, exp_taken, exp_token, status, waiting, taken, f, output, attempts` +
+      (shape.full ? `, answer, error, run_after_delay, skipped_by, attributes` : '') +
+      `))`,
+  );
+  const rare = shape.full
+    ? `answer = CASE WHEN ${on(SET_ANSWER)} THEN v.answer ELSE nodes.answer END, error = CASE WHEN ${on(SET_ERROR)} THEN v.error ELSE nodes.error END, ` +
+      `run_after = CASE WHEN v.run_after_delay IS NULL THEN nodes.run_after WHEN v.run_after_delay = 0 THEN 0 ELSE NOW + v.run_after_delay END, ` +
+      `skipped_by = CASE WHEN ${on(SET_SKIPPED_BY)} THEN v.skipped_by ELSE nodes.skipped_by END, attributes = COALESCE(v.attributes, nodes.attributes), ` +
+      `waiting_since = CASE WHEN ${on(WAITS)} THEN NOW ELSE nodes.waiting_since END, remind_at = CASE WHEN ${on(WAITS)} THEN NULL ELSE nodes.remind_at END, ` +
+      `timeout_at = CASE WHEN ${on(WAITS)} THEN NULL ELSE nodes.timeout_at END, `
+    : '';
+  ctes.push(
+    `u AS (UPDATE nodes SET status = v.status, waiting = v.waiting, taken = v.taken, ` +
+      `output = CASE WHEN ${on(SET_OUTPUT)} THEN v.output ELSE nodes.output END, attempts = COALESCE(v.attempts, nodes.attempts), ${rare}` +
+      `lease_owner = CASE WHEN ${on(CLAIM)} THEN CAST(? AS text) WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_owner END, ` +
+      `lease_token = CASE WHEN ${on(CLAIM)} THEN nodes.id || '.' || replace(gen_random_uuid()::text, '-', '') WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_token END, ` +
+      `lease_expires_at = CASE WHEN ${on(CLAIM)} THEN NOW + CAST(? AS bigint) WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_expires_at END, ` +
+      `started_at = CASE WHEN ${on(CLAIM)} THEN NOW ELSE nodes.started_at END, finished_at = CASE WHEN ${on(FINISHED)} THEN NOW ELSE nodes.finished_at END, updated_at = NOW ` +
+      `FROM v WHERE nodes.id = v.id AND nodes.id = ANY(CAST(? AS int[])) AND nodes.status = v.exp_status AND nodes.waiting = v.exp_waiting ` +
+      `AND nodes.taken = v.exp_taken AND (v.exp_token IS NULL OR nodes.lease_token = v.exp_token) ` +
+      `RETURNING ${on(CLAIM)} AS claim, ${CLAIMED_COLUMNS}, CASE WHEN ${on(CLAIM)} THEN ${BASIS_DEPENDENTS} END AS "dependents")`,
+  );
+  if (shape.expect) {
+    ctes.push(
+      `pl AS (SELECT p.id FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS int[])) AS x(plan_id, status, revision) ` +
+        `JOIN plans p ON p.id = x.plan_id AND p.status = x.status AND (x.revision IS NULL OR p.revision = x.revision) ` +
+        `WHERE p.id = ANY(CAST(? AS text[])) FOR KEY SHARE OF p)`,
+    );
+  }
+  if (shape.moves) {
+    ctes.push(
+      `pv AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS text[]), CAST(? AS boolean[])) ` +
+        `AS pv(plan_id, from_status, to_status, set_error, error, waits))`,
+      `pu AS (UPDATE plans SET status = pv.to_status, error = CASE WHEN pv.set_error THEN pv.error ELSE plans.error END, updated_at = NOW, ` +
+        `waiting_since = CASE WHEN pv.waits THEN NOW ELSE plans.waiting_since END, remind_at = CASE WHEN pv.waits THEN NULL ELSE plans.remind_at END, ` +
+        `timeout_at = CASE WHEN pv.waits THEN NULL ELSE plans.timeout_at END ` +
+        `FROM pv WHERE plans.id = pv.plan_id AND plans.id = ANY(CAST(? AS text[])) AND plans.status = pv.from_status RETURNING plans.id)`,
+    );
+  }
+  ctes.push(
+    `ev AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), ` +
+      `CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])) WITH ORDINALITY AS ev(plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, k))`,
+  );
+  if (shape.claims) {
+    // The claim cannot see this statement's own writes: leave out the rows it writes and plans it moves away from running.
+    ctes.push(
+      `c AS (SELECT n.id FROM nodes n WHERE ${DUE} AND n.id NOT IN (SELECT id FROM v)` +
+        (shape.moves ? ` AND n.plan_id NOT IN (SELECT plan_id FROM pv WHERE to_status <> 'running')` : '') +
+        ` ORDER BY n.run_after, n.id LIMIT CAST(? AS int) FOR UPDATE OF n SKIP LOCKED)`,
+      `cu AS (UPDATE nodes SET status = 'running', lease_owner = CAST(? AS text), lease_token = nodes.id || '.' || replace(gen_random_uuid()::text, '-', ''), ` +
+        `lease_expires_at = NOW + CAST(? AS bigint), attempts = nodes.attempts + 1, started_at = NOW, updated_at = NOW FROM c WHERE nodes.id = c.id ` +
+        `RETURNING ${CLAIMED_COLUMNS}, ${BASIS_DEPENDENTS} AS "dependents")`,
+    );
+  }
+  // The plans whose nodes or events this statement writes, unless it moves them (pu sets updated_at then).
+  const touched = ['SELECT "planId" FROM u', ...(shape.claims ? ['SELECT "planId" FROM cu'] : []), 'SELECT plan_id FROM ev'].join(' UNION ');
+  ctes.push(pgTouch(shape.moves ? `${touched} EXCEPT SELECT plan_id FROM pv` : touched));
+  // A plan move's event (no node, kind status) is written only if the move was.
+  const planMove = `ev.node_id IS NULL AND ev.kind = 'status'`;
+  ctes.push(
+    `e AS (INSERT INTO events (plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, at) ` +
+      `SELECT plan_id, node_id, kind, driver, actor, from_status, to_status, reason, detail, NOW FROM (` +
+      `SELECT ev.k, ev.plan_id, ev.node_id, ev.kind, ev.driver, ev.actor, ev.from_status, ev.to_status, ev.reason, ev.detail FROM ev ` +
+      `WHERE NOT (${planMove})${shape.moves ? ` OR ev.plan_id IN (SELECT id FROM pu)` : ''}` +
+      (shape.claims
+        ? ` UNION ALL SELECT 1000000000 + cu."rowId", cu."planId", cu."nodeId", 'status', 'engine', CAST(? AS text), 'ready', 'running', CAST(? AS text), NULL FROM cu`
+        : '') +
+      `) x ORDER BY k)`,
+  );
+  if (shape.notify) ctes.push(`nt AS (SELECT pg_notify(CAST(? AS text), p) FROM unnest(CAST(? AS text[])) AS p)`);
+
+  const holds = `(SELECT count(*) FROM u) = CAST(? AS int)` + (shape.expect ? ` AND (SELECT count(*) FROM pl) = CAST(? AS int)` : '');
+  const columns = `"rowId", "planId", "nodeId", type, label, attributes, attempts, waiting, taken, token, "leaseExpiresAt", "dependents"`;
+  const out = [
+    `SELECT 'h' AS kind, ${columns} FROM u WHERE claim`,
+    ...(shape.claims ? [`SELECT 'c', ${columns} FROM cu`] : []),
+    ...(shape.moves ? [`SELECT 'p', NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM pu`] : []),
+  ].join(' UNION ALL ');
+  return (
+    `WITH ${ctes.join(', ')} ` +
+    `SELECT x.*, p.params, p.attributes AS "planAttributes", p.status AS "planStatus", p.mode AS "planMode", p.revision AS "planRevision", ` +
+    `p.root_plan_id AS "planRoot", p.agent_code AS "planAgent"${shape.notify ? `, (SELECT count(*) FROM nt) AS "notified"` : ''} ` +
+    `FROM (SELECT dotplan_step_holds(${holds}) AS holds) chk LEFT JOIN (${out}) x ON true LEFT JOIN plans p ON p.id = x."planId" AND x.kind <> 'p'`
+  );
+}
