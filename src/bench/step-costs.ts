@@ -17,6 +17,8 @@ export interface Costs {
   walBytes: number;
   indexEntries: number;
   heap: Record<string, { inserted: number; updated: number; hot: number; indexes: string }>;
+  /** Scans of each index of the tables (pg_stat_user_indexes), unused ones included: what the run looked up through it. */
+  indexScans: Record<string, number>;
   statements: Array<{ query: string; calls: number; rows: number; walBytes: number; execMs: number; planMs: number }>;
 }
 
@@ -73,9 +75,13 @@ async function snapshot(client: Probe) {
       [TABLES],
     )
   ).rows;
+  const scans = (
+    await client.query<{ name: string; n: string }>(`SELECT indexrelname AS name, idx_scan AS n FROM pg_stat_user_indexes WHERE relname = ANY($1)`, [TABLES])
+  ).rows;
   return {
     wal,
     commits,
+    scans: new Map(scans.map((i) => [i.name, Number(i.n)])),
     tables: new Map(tables.map((t) => [t.relname, t])),
     items: Number(items),
     indexes: new Map(indexes.map((i) => [i.relname, `${i.n} indexes${Number(i.partial) > 0 ? ` (${i.partial} partial)` : ''}`])),
@@ -152,6 +158,7 @@ async function measure(client: Probe, url: string, tools: ToolCatalogue, planId:
     walBytes: Number(walDiff),
     indexEntries: after.items - before.items,
     heap,
+    indexScans: Object.fromEntries([...after.scans].map(([name, n]) => [name, n - (before.scans.get(name) ?? 0)])),
     statements: statements
       .map((s) => ({
         query: s.query.replace(/\s+/g, ' '),
@@ -179,6 +186,8 @@ function report(name: string, unit: string, count: number, costs: Costs): string
     if (h.inserted + h.updated === 0) continue;
     lines.push(`  ${table}: rows inserted ${per(h.inserted, count)}, updated ${per(h.updated, count)} (HOT ${per(h.hot, count)}); ${h.indexes}`);
   }
+  const scans = Object.entries(costs.indexScans).sort(([a], [b]) => a.localeCompare(b));
+  lines.push(`  index scans: ${scans.map(([name, n]) => `${name} ${per(n, count)}`).join(', ')}`);
   lines.push(`  statements, most called first (calls, rows, WAL bytes, server time executing and planning in ms, per ${unit}):`);
   for (const s of costs.statements.slice(0, 12))
     lines.push(

@@ -22,7 +22,9 @@ export async function persistPostgres(
   claim: HandOffOptions,
   notify: { channel: string; payloads: string[] },
 ): Promise<Persisted | undefined> {
-  const { nodes, plans, events, expect } = writes;
+  const { plans, events, expect } = writes;
+  // In id order, the order the UPDATE then locks them in (as the locking path does), so that two writes never wait on each other crosswise.
+  const nodes = writes.nodes.every((n, i, all) => i === 0 || all[i - 1]!.id < n.id) ? writes.nodes : [...writes.nodes].sort((a, b) => a.id - b.id);
   const handing = nodes.reduce((n, node) => n + (node.claim ? 1 : 0), 0);
   const others = claim.claimOthers === false ? 0 : Math.max(0, claim.limit - handing);
   const full = nodes.some((n) => n.set_answer || n.set_error || n.set_skipped_by || n.attributes !== null || n.run_after_delay !== null || n.waits);
@@ -93,7 +95,7 @@ export async function persistPostgres(
     throw error;
   }
   // The handed nodes in the order the steps handed them over (as on SQLite), not the rows' order.
-  const order = new Map(ids.map((id, i) => [id, i]));
+  const order = new Map(writes.nodes.map((n, i) => [n.id, i]));
   const handed: Row[] = [];
   const claimed: Row[] = [];
   const planMoves = new Set<string>();

@@ -12,8 +12,8 @@ import { pgTouch } from './touch.js';
  * while the statement waited is seen on the newest row). A row that no longer holds it is not
  * written, and the statement's check (`dotplan_step_holds`, migration 0017) then fails it as a
  * whole with SQLSTATE {@link STEP_CHANGED}: nothing of it is kept, and the writer's locking path
- * takes over. Node rows are locked by the UPDATE in id order (its index scan of `id = ANY(…)`),
- * then the plans.
+ * takes over. Node rows are locked by the UPDATE in the order they are given (persist-postgres.ts
+ * gives them in id order, as the locking path locks them), then the plans.
  */
 export interface StepShape {
   /** Some node sets a rarely set field (answer, error, skipped_by, attributes, run_after, a wait's start). */
