@@ -1,8 +1,10 @@
-import { BASIS_DEPENDENTS, CLAIMED_COLUMNS, DUE } from './claim.js';
+import type { HandOffOptions } from '../types.js';
+import { BASIS_DEPENDENTS, CLAIMED_COLUMNS, claimReason, DUE } from './claim.js';
+import type { NodeWrite, WriteSet } from './persist-rows.js';
 import { pgTouch } from './touch.js';
 
 /**
- * PostgreSQL's one statement that writes a step (persist-postgres.ts binds its values), in the
+ * PostgreSQL's one statement that writes a step (persist-postgres.ts runs it), in the
  * variant the step needs: only the parts it uses are in the text, so that no idle CTE is planned, and
  * each variant is a prepared statement of its own. Values come in as typed arrays (`unnest`), one per
  * field, and rows go out as plain columns, one row per node handed or claimed and per plan moved.
@@ -15,7 +17,7 @@ import { pgTouch } from './touch.js';
  * takes over. Node rows are locked by the UPDATE in the order they are given (persist-postgres.ts
  * gives them in id order, as the locking path locks them), then the plans.
  */
-export interface StepShape {
+interface StepShape {
   /** Some node sets a rarely set field (answer, error, skipped_by, attributes, run_after, a wait's start). */
   full: boolean;
   /** Plans whose status (and revision) the step was computed on. */
@@ -33,14 +35,73 @@ export const STEP_CHANGED = 'DP409';
 
 const texts = new Map<number, string>();
 
-export function stepStatement(shape: StepShape): string {
+/**
+ * The statement for `writes` and its values, in the order of its `?` marks (build() below): typed
+ * arrays, one per field, of the node writes in id order (the order the UPDATE locks them in, as the
+ * locking path does, so that two writes never wait on each other crosswise).
+ */
+export function stepQuery(writes: WriteSet, claim: HandOffOptions, notify: { channel: string; payloads: string[] }): { text: string; values: unknown[] } {
+  const { plans, events, expect } = writes;
+  const nodes = writes.nodes.every((n, i, all) => i === 0 || all[i - 1]!.id < n.id) ? writes.nodes : [...writes.nodes].sort((a, b) => a.id - b.id);
+  const handing = nodes.reduce((n, node) => n + (node.claim ? 1 : 0), 0);
+  const others = claim.claimOthers === false ? 0 : Math.max(0, claim.limit - handing);
+  const full = nodes.some((n) => n.set_answer || n.set_error || n.set_skipped_by || n.attributes !== null || n.run_after_delay !== null || n.waits);
+  const shape: StepShape = { full, expect: expect.length > 0, moves: plans.length > 0, claims: others > 0, notify: notify.payloads.length > 0 };
+  const column = <K extends keyof NodeWrite>(key: K) => nodes.map((n) => n[key]);
+  const ids = column('id');
+  const values: unknown[] = [ids, column('exp_status'), column('exp_waiting'), column('exp_taken'), column('exp_token'), column('status'), column('waiting')];
+  values.push(column('taken'), nodes.map(flags), column('output'), column('attempts'));
+  if (full) values.push(column('answer'), column('error'), column('run_after_delay'), column('skipped_by'), column('attributes'));
+  values.push(claim.owner, claim.leaseMs, ids);
+  if (shape.expect)
+    values.push(
+      expect.map((e) => e.plan_id),
+      expect.map((e) => e.status),
+      expect.map((e) => e.revision),
+      expect.map((e) => e.plan_id),
+    );
+  if (shape.moves) {
+    const ids = plans.map((p) => p.plan_id);
+    values.push(
+      ids,
+      plans.map((p) => p.from_status),
+      plans.map((p) => p.to_status),
+      plans.map((p) => p.set_error),
+      plans.map((p) => p.error),
+    );
+    values.push(
+      plans.map((p) => p.waits),
+      ids,
+    );
+  }
+  values.push(
+    events.map((e) => e.plan_id),
+    events.map((e) => e.node_id),
+    events.map((e) => e.kind),
+    events.map((e) => e.driver),
+    events.map((e) => e.actor),
+  );
+  values.push(
+    events.map((e) => e.from_status),
+    events.map((e) => e.to_status),
+    events.map((e) => e.reason),
+    events.map((e) => e.detail),
+  );
+  if (shape.claims) values.push(others, claim.owner, claim.leaseMs, claim.owner, claimReason(claim.owner));
+  if (shape.notify) values.push(notify.channel, notify.payloads);
+  values.push(nodes.length);
+  if (shape.expect) values.push(expect.length);
+  return { text: statement(shape), values };
+}
+
+function statement(shape: StepShape): string {
   const key = (shape.full ? 1 : 0) | (shape.expect ? 2 : 0) | (shape.moves ? 4 : 0) | (shape.claims ? 8 : 0) | (shape.notify ? 16 : 0);
   let text = texts.get(key);
   if (text === undefined) texts.set(key, (text = build(shape)));
   return text;
 }
 
-/** A switch of a node write (persist-postgres.ts's `flags`). */
+/** A switch of a node write, as its bit in `v.f`. */
 const on = (bit: number) => `(v.f & ${bit}) <> 0`;
 const SET_OUTPUT = 1;
 const SET_ANSWER = 2;
@@ -50,6 +111,20 @@ const CLAIM = 16;
 const CLEAR_LEASE = 32;
 const FINISHED = 64;
 const WAITS = 128;
+
+/** A node write's switches, as the bits the statement reads. */
+function flags(n: NodeWrite): number {
+  return (
+    (n.set_output ? SET_OUTPUT : 0) |
+    (n.set_answer ? SET_ANSWER : 0) |
+    (n.set_error ? SET_ERROR : 0) |
+    (n.set_skipped_by ? SET_SKIPPED_BY : 0) |
+    (n.claim ? CLAIM : 0) |
+    (n.clear_lease ? CLEAR_LEASE : 0) |
+    (n.finished ? FINISHED : 0) |
+    (n.waits ? WAITS : 0)
+  );
+}
 
 function build(shape: StepShape): string {
   const ctes: string[] = [];
