@@ -14,8 +14,8 @@ import { pgTouch } from './touch.js';
  * while the statement waited is seen on the newest row). A row that no longer holds it is not
  * written, and the statement's check (`dotplan_step_holds`, migration 0017) then fails it as a
  * whole with SQLSTATE {@link STEP_CHANGED}: nothing of it is kept, and the writer's locking path
- * takes over. Node rows are locked by the UPDATE in the order they are given (persist-postgres.ts
- * gives them in id order, as the locking path locks them), then the plans.
+ * takes over. Node rows are locked by the UPDATE in the order they are given (stepQuery gives
+ * them in id order, as the locking path locks them), then the plans.
  */
 interface StepShape {
   /** Some node sets a rarely set field (answer, error, skipped_by, attributes, run_after, a wait's start). */
@@ -49,8 +49,8 @@ export function stepQuery(writes: WriteSet, claim: HandOffOptions, notify: { cha
   const shape: StepShape = { full, expect: expect.length > 0, moves: plans.length > 0, claims: others > 0, notify: notify.payloads.length > 0 };
   const column = <K extends keyof NodeWrite>(key: K) => nodes.map((n) => n[key]);
   const ids = column('id');
-  const values: unknown[] = [ids, column('exp_status'), column('exp_waiting'), column('exp_taken'), column('exp_token'), column('status'), column('waiting')];
-  values.push(column('taken'), nodes.map(flags), column('output'), column('attempts'));
+  const values: unknown[] = [ids, column('exp_status'), column('exp_waiting'), column('exp_taken'), column('exp_token'), column('status')];
+  values.push(column('waiting'), column('taken'), nodes.map(flags), column('output'), column('attempts'));
   if (full) values.push(column('answer'), column('error'), column('run_after_delay'), column('skipped_by'), column('attributes'));
   values.push(claim.owner, claim.leaseMs, ids);
   if (shape.expect)
@@ -68,8 +68,6 @@ export function stepQuery(writes: WriteSet, claim: HandOffOptions, notify: { cha
       plans.map((p) => p.to_status),
       plans.map((p) => p.set_error),
       plans.map((p) => p.error),
-    );
-    values.push(
       plans.map((p) => p.waits),
       ids,
     );
@@ -80,8 +78,6 @@ export function stepQuery(writes: WriteSet, claim: HandOffOptions, notify: { cha
     events.map((e) => e.kind),
     events.map((e) => e.driver),
     events.map((e) => e.actor),
-  );
-  values.push(
     events.map((e) => e.from_status),
     events.map((e) => e.to_status),
     events.map((e) => e.reason),
