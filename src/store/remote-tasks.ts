@@ -1,5 +1,5 @@
-import { toClaimed, type ClaimRow, type PlanColumns } from './sql/claim.js';
-import { forUpdate, marks, type Db } from './sql/executor.js';
+import { CLAIM_ROW, withPlans, type ClaimRow } from './sql/claim.js';
+import { forUpdate, type Db } from './sql/executor.js';
 import { newLeaseToken, tokenRowId } from './sql/load.js';
 import { REMOTE_CHECK } from './sql/waits.js';
 import type { ClaimedNode } from './types.js';
@@ -102,20 +102,12 @@ export class SqlRemoteTasks implements RemoteTasks {
       for (const id of ids) {
         const [row] = await q.all<ClaimRow>(
           `UPDATE nodes SET lease_owner = ?, lease_token = ?, lease_expires_at = NOW + ? WHERE id = ? AND ${REMOTE_CHECK.replaceAll('n.', '')} ` +
-            `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`,
+            `RETURNING ${CLAIM_ROW}`,
           [owner, tokens.get(id), leaseMs, id],
         );
         if (row) rows.push(row);
       }
-      const planIds = [...new Set(rows.map((r) => r.planId))];
-      if (planIds.length === 0) return [];
-      const plans = await q.all<PlanColumns & { id: string }>(
-        `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent" ` +
-          `FROM plans WHERE id IN (${marks(planIds.length)})`,
-        planIds,
-      );
-      const byId = new Map(plans.map((p) => [p.id, p]));
-      return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+      return withPlans(q, rows);
     });
   }
 

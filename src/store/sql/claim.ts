@@ -30,6 +30,11 @@ export const DUE = `n.status = 'ready' AND n.held = 0 AND n.run_after <= NOW AND
 /** Most dependents a claim describes; a node with more finishes through the locking path. */
 const BASIS_LIMIT = 500;
 
+/** A claimed row's columns, for RETURNING in an UPDATE of `nodes` (the ClaimRow, without its basis). */
+export const CLAIM_ROW = `id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+/** The plan columns a claim carries (PlanColumns), with the plan's id, from `plans`. */
+const PLAN_COLUMNS = `id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent"`;
+
 /** The claimed row's columns and its basis (PostgreSQL), for RETURNING in a statement on `nodes`. */
 export const CLAIMED_COLUMNS =
   `nodes.id AS "rowId", nodes.plan_id AS "planId", nodes.node_id AS "nodeId", nodes.type, nodes.label, nodes.attributes, nodes.attempts, ` +
@@ -53,7 +58,7 @@ const sqliteClaim = (excluded: number) =>
   `UPDATE nodes SET status = 'running', lease_owner = ?, lease_token = id || '.' || lower(hex(randomblob(16))), lease_expires_at = NOW + ?, ` +
   `attempts = attempts + 1, started_at = NOW, updated_at = NOW ` +
   `WHERE id IN (SELECT n.id FROM nodes n INDEXED BY nodes_claimable_idx WHERE ${DUE}${excluded > 0 ? ` AND n.id NOT IN (${marks(excluded)})` : ''} ORDER BY n.run_after, n.id LIMIT ?) ` +
-  `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+  `RETURNING ${CLAIM_ROW}`;
 
 export interface ClaimRow {
   rowId: number;
@@ -107,10 +112,18 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
   const planIds = [...new Set(rows.map((r) => r.planId))];
   // The claimed nodes' plans, read and touched in one statement.
   const plans = await q.all<PlanColumns & { id: string }>(
-    `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(planIds.length)}) ` +
-      `RETURNING id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent"`,
+    `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(planIds.length)}) ` + `RETURNING ${PLAN_COLUMNS}`,
     planIds,
   );
+  const byId = new Map(plans.map((p) => [p.id, p]));
+  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+}
+
+/** Claims of rows a statement just leased, their plans read in one statement. */
+export async function withPlans(q: Queryable, rows: readonly ClaimRow[]): Promise<ClaimedNode[]> {
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.map((r) => r.planId))];
+  const plans = await q.all<PlanColumns & { id: string }>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`, ids);
   const byId = new Map(plans.map((p) => [p.id, p]));
   return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
 }

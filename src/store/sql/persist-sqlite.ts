@@ -1,7 +1,7 @@
 import type { ClaimedNode, HandOffOptions } from '../types.js';
-import { claimSqlite, toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
+import { CLAIM_ROW, claimSqlite, withPlans, type ClaimRow } from './claim.js';
 import { insertEventRows } from './events.js';
-import { named, marks, type Queryable } from './executor.js';
+import { named, type Queryable } from './executor.js';
 import { StaleStepError, type NodeWrite, type PlanWrite, type WriteSet } from './persist-rows.js';
 import { TOUCH_SQLITE } from './touch.js';
 
@@ -24,7 +24,7 @@ const UPDATE_NODE =
   `waiting_since = CASE WHEN :waits THEN NOW ELSE waiting_since END, remind_at = CASE WHEN :waits THEN NULL ELSE remind_at END, ` +
   `timeout_at = CASE WHEN :waits THEN NULL ELSE timeout_at END ` +
   `WHERE id = :id AND status = :exp_status AND waiting = :exp_waiting AND taken = :exp_taken AND (:exp_token IS NULL OR lease_token = :exp_token) ` +
-  `RETURNING id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+  `RETURNING ${CLAIM_ROW}`;
 
 const UPDATE_PLAN =
   `UPDATE plans SET status = :to_status, error = CASE WHEN :set_error THEN :error ELSE error END, updated_at = NOW, ` +
@@ -72,7 +72,7 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     q,
     writes.events.filter((e) => !e.plan_move || planMoves.has(e.plan_id)),
   );
-  const handed = handedRows.length > 0 ? await withPlans(q, handedRows) : [];
+  const handed = await withPlans(q, handedRows);
   const others = claim.claimOthers === false ? 0 : claim.limit - handed.length;
   const claimed = await claimSqlite(
     q,
@@ -80,14 +80,4 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     writes.nodes.map((n) => n.id),
   );
   return { handed, claimed, planMoves };
-}
-
-async function withPlans(q: Queryable, rows: ClaimRow[]): Promise<ClaimedNode[]> {
-  const ids = [...new Set(rows.map((r) => r.planId))];
-  const plans = await q.all<PlanColumns & { id: string }>(
-    `SELECT id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent" FROM plans WHERE id IN (${marks(ids.length)})`,
-    ids,
-  );
-  const byId = new Map(plans.map((p) => [p.id, p]));
-  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
 }
