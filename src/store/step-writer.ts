@@ -104,6 +104,8 @@ export class StepWriter {
     if (q.dialect === 'postgres') {
       const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
+      // The write's statement leaves before the child's is made: the server runs it meanwhile.
+      if (handing) q.flush?.();
       const alongside = handing ? along(handing) : undefined;
       alongside?.catch(() => undefined); // awaited below, after the write's own answer
       persisted = await persisting;

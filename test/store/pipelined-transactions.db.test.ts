@@ -1,8 +1,9 @@
 /**
  * PostgreSQL transactions are pipelined (src/store/sql/postgres-db.ts): statements a transaction sends
- * at once share a round trip, and the statement named last (commitWithNext) carries the COMMIT. What a
- * caller relies on must still hold: each read gets its own rows in the order sent, a failing statement
- * among them rolls the whole transaction back, and the connection goes back to the pool clean.
+ * at once share a round trip (flush puts them on the wire before the caller goes on), and the statement
+ * named last (commitWithNext) carries the COMMIT. What a caller relies on must still hold: each read gets
+ * its own rows in the order sent, a failing statement among them rolls the whole transaction back, and
+ * the connection goes back to the pool clean.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, resolveDatabase } from '../../src/store/connect.js';
@@ -62,6 +63,20 @@ describe.runIf(testBackend() === 'postgres')('pipelined transactions (PostgreSQL
     ).rejects.toThrow(/duplicate key/);
     expect(await db.all('SELECT id FROM t WHERE id = 20')).toEqual([]);
     expect(await db.tx((q) => q.all('SELECT 1 AS n'))).toEqual([{ n: 1 }]);
+  });
+
+  it('puts what it holds back on the wire at flush, while the caller goes on with work of its own', async () => {
+    const gap = await db.tx(async (q) => {
+      await q.all('SELECT 1 AS n');
+      const sent = Date.now();
+      const answer = q.all<{ at: number }>('SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::float8 AS at');
+      q.flush?.();
+      // The caller's own work, in the same tick: without the flush, the statement would leave only after it.
+      while (Date.now() - sent < 1000);
+      const [row] = await answer;
+      return row!.at - sent;
+    });
+    expect(gap).toBeLessThan(500);
   });
 
   it('refuses a statement sent after the last one, naming it', async () => {

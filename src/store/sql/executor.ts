@@ -22,6 +22,12 @@ export interface Queryable {
    * where there is no round trip to save (SQLite) or no transaction.
    */
   commitWithNext?(): void;
+  /**
+   * In a PostgreSQL transaction: puts what was sent and is still held back (statements sent in one
+   * go leave together once the queued callbacks have run) on the wire now, so that the server works
+   * on it while the caller prepares its next statement. Absent where nothing is held back.
+   */
+  flush?(): void;
 }
 
 export interface Db extends Queryable {

@@ -41,19 +41,34 @@ async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: re
  * Statements sent in one go: the client's socket is corked from the first statement sent until the
  * queued callbacks of that moment have run (process.nextTick), so statements sent at once (pipelined
  * reads started together, BEGIN with the first statement) leave in one write, not one system call each.
+ * Inside a chain of promise callbacks that moment comes only when the chain has run out: a statement
+ * the caller wants on the wire before it goes on is sent with uncorked() (Queryable.flush).
  */
 function corked(client: pg.PoolClient): void {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
-  const holder = client as unknown as { [CORKED]?: boolean };
-  if (!stream?.cork || !stream.uncork || holder[CORKED]) return;
-  holder[CORKED] = true;
+  const stream = streamOf(client);
+  const holder = client as unknown as { [CORKED]?: object };
+  if (!stream || holder[CORKED]) return;
+  const cork = {};
+  holder[CORKED] = cork;
   stream.cork();
   process.nextTick(() => {
-    holder[CORKED] = false;
-    stream.uncork!();
+    if (holder[CORKED] === cork) uncorked(client);
   });
 }
+
+/** What corked() holds back, sent now. */
+function uncorked(client: pg.PoolClient): void {
+  const holder = client as unknown as { [CORKED]?: object };
+  if (!holder[CORKED]) return;
+  holder[CORKED] = undefined;
+  streamOf(client)?.uncork();
+}
 const CORKED = Symbol('corked');
+
+function streamOf(client: pg.PoolClient): { cork: () => void; uncork: () => void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  return stream?.cork && stream.uncork ? (stream as { cork: () => void; uncork: () => void }) : undefined;
+}
 
 /** Pipeline mode on or off for a client the caller holds with no query in flight (pg reads the flag as it sends). */
 function pipelined(client: pg.PoolClient, on: boolean): void {
@@ -105,6 +120,7 @@ export class PostgresDb implements Db {
         commitWithNext: () => {
           last = true;
         },
+        flush: () => uncorked(client),
       };
       let broken = false;
       // Pipelined (pg's pipeline mode, on this connection while the transaction holds it): statements
