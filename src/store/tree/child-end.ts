@@ -103,7 +103,7 @@ async function linksOf(
   if (together.length === 0) return out;
   const rows = await readChildLinks(
     q,
-    together.map((c) => c.plan.id),
+    together.map((c) => ({ id: c.plan.id, parent: c.plan.parent! })),
   );
   const waiting = new Map<string, { child: EndedChild; linked: ChildLinked }>();
   for (const child of together) {

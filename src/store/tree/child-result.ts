@@ -113,18 +113,31 @@ export async function readChildLink<Columns extends object = object>(
 /**
  * The links of several children at once (a cascade ends many), keyed by child id, without the
  * children's nodes (for children that ended otherwise than completed: read their ends with childLink):
- * one read per 200 children instead of one each. The parent rows are locked in row id order.
+ * one read per parent plan and 200 children instead of one each. As in childLink, the parent nodes are
+ * looked up by the ids the children name, as constants (the plan's id and its nodes' ids): joined
+ * through the children's rows, statistics of many one-node plans make the planner look a parent node
+ * up by its plan alone, walking every node of a large parent plan once per child. The parent rows are
+ * locked in row id order.
  */
-export async function readChildLinks(q: Queryable, childIds: readonly string[]): Promise<Map<string, ChildLinkRow>> {
+export async function readChildLinks(
+  q: Queryable,
+  children: ReadonlyArray<{ id: string; parent: { planId: string; nodeId: string } }>,
+): Promise<Map<string, ChildLinkRow>> {
   const out = new Map<string, ChildLinkRow>();
-  for (const part of chunk(childIds, 200)) {
-    const rows = await q.all<ChildLinkRow & { childId: string }>(
-      `SELECT c.id AS "childId", ${LINK_COLUMNS}, NULL AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
-        `FROM plans c JOIN nodes n ON n.plan_id = c.parent_plan_id AND n.node_id = c.parent_node_id JOIN plans p ON p.id = n.plan_id ` +
-        `WHERE c.id IN (${marks(part.length)}) ORDER BY n.id${forUpdate(q, 'OF n, p')}`,
-      part,
-    );
-    for (const row of rows) out.set(row.childId, row);
+  const byParentPlan = new Map<string, Array<(typeof children)[number]>>();
+  for (const child of children) byParentPlan.set(child.parent.planId, [...(byParentPlan.get(child.parent.planId) ?? []), child]);
+  for (const [planId, all] of byParentPlan) {
+    for (const part of chunk(all, 200)) {
+      const ids = part.map((c) => c.id);
+      const nodes = [...new Set(part.map((c) => c.parent.nodeId))];
+      const rows = await q.all<ChildLinkRow & { childId: string }>(
+        `SELECT c.id AS "childId", ${LINK_COLUMNS}, NULL AS "nodes", ${LOADED_COLUMNS.plan}, ${LOADED_COLUMNS.node} ` +
+          `FROM nodes n JOIN plans p ON p.id = n.plan_id JOIN plans c ON c.id IN (${marks(ids.length)}) AND c.parent_plan_id = n.plan_id AND c.parent_node_id = n.node_id ` +
+          `WHERE n.plan_id = ? AND n.node_id IN (${marks(nodes.length)}) ORDER BY n.id${forUpdate(q, 'OF n, p')}`,
+        [...ids, planId, ...nodes],
+      );
+      for (const row of rows) out.set(row.childId, row);
+    }
   }
   return out;
 }
