@@ -99,8 +99,10 @@ export interface LlmQueue {
 
 /** A reflection plan's LLM work is served while it runs, and while it waits for review (the first plan, a reviewer's suggestion). */
 export const LLM_SERVED = `mode IN ${LLM_MODES_SQL} AND status IN ('running', 'awaiting_review')`;
+/** A plan's LLM work that no worker holds and that is not backing off after a failed exchange: claimable now, if due and served. */
+export const LLM_UNHELD = `(llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW) AND (llm_not_before IS NULL OR llm_not_before <= NOW)`;
 /** Work no worker holds, and not backing off after a failed exchange. */
-const FREE = `${LLM_SERVED} AND llm_due > 0 AND (llm_lease_expires_at IS NULL OR llm_lease_expires_at < NOW) AND (llm_not_before IS NULL OR llm_not_before <= NOW)`;
+const FREE = `${LLM_SERVED} AND llm_due > 0 AND ${LLM_UNHELD}`;
 /** The most tokens one call is counted with, and a plan's total: PostgreSQL's INTEGER holds up to 2^31 - 1. */
 const MAX_TOKENS_TOTAL = 2_147_483_647;
 

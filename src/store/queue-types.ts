@@ -124,6 +124,8 @@ export interface Outlook {
   awaitingInput: number;
   /** Reflection plans waiting for the LLM (a rewrite or the final answer), leased or not. */
   llmWork: number;
+  /** Of that work, what no worker holds and is not backing off: claimable now. */
+  llmFree: number;
   /** When the next node becomes due, or the next lease runs out: a worker wakes then. */
   nextWakeAt?: Date;
 }

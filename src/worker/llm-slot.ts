@@ -35,9 +35,14 @@ export class LlmSlot {
     return this.#serving.size > 0;
   }
 
+  /** Every slot serves work: claim() takes none now. */
+  get full(): boolean {
+    return this.#serving.size >= Math.max(1, this.options.slots);
+  }
+
   /** Claims one plan's LLM work and starts serving it; false when there is none (or every slot is busy). */
   async claim(): Promise<boolean> {
-    if (this.#serving.size >= Math.max(1, this.options.slots)) return false;
+    if (this.full) return false;
     const work = await this.store.llm.claim(this.options.owner, this.options.leaseMs, Object.keys(this.drivers));
     if (!work) return false;
     const controller = new AbortController();

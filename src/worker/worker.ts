@@ -16,6 +16,9 @@ import { asked, type WorkerEventMap, type WorkerOptions } from './worker-events.
 export type { QuestionAsked, WorkerEventMap, WorkerOptions } from './worker-events.js';
 
 const EXPIRY_CHECK_MS = 5_000;
+/** The first and the longest wait before looking again for work that was due at a look ahead and not taken (Worker.lookAhead). */
+const RELOOK_FIRST_MS = 10;
+const RELOOK_MAX_MS = 1_000;
 /** How often at most the outbox of cancels owed to external agents is looked at. */
 const CANCELS_CHECK_MS = 1_000;
 /** Finished attempts whose results wait to be written, per slot, before the worker stops claiming. */
@@ -42,6 +45,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Renews the leases of the nodes it runs, off the main thread (src/worker/lease-keeper.ts). */
   private readonly leases: LeaseKeeper;
   private dueTimer: NodeJS.Timeout | undefined;
+  /** The wait before the next look for work that was due and not taken; 0 when the last look found none. */
+  private relookMs = 0;
   private lastExpiry = 0;
   /** The last claim took all it could: more ready work may be waiting. */
   private backlog = true;
@@ -354,11 +359,18 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const outlook = await this.options.store.queue.outlook();
     clearTimeout(this.dueTimer);
     if (this.stopped) return;
-    if (outlook.nextWakeAt) {
-      const wait = Math.max(0, outlook.nextWakeAt.getTime() - Date.now());
+    let wait = outlook.nextWakeAt ? Math.max(0, outlook.nextWakeAt.getTime() - Date.now()) : undefined;
+    // Work due now that this round did not take: a node or an LLM backoff that fell due between the round's
+    // claim and this look (due now, it is in no wake-up time), or work another worker is taking. Looked at
+    // again soon, and later each time it is still there, so that work this worker cannot take costs little.
+    const due = (outlook.ready > 0 && this.free() > 0) || (this.llm !== undefined && !this.llm.full && outlook.llmFree > 0);
+    this.relookMs = due ? Math.min(this.relookMs === 0 ? RELOOK_FIRST_MS : this.relookMs * 2, RELOOK_MAX_MS) : 0;
+    const relook = due && (wait === undefined || this.relookMs < wait);
+    if (relook) wait = this.relookMs;
+    if (wait !== undefined) {
       this.dueTimer = setTimeout(
         () => {
-          this.lastExpiry = 0;
+          if (!relook) this.lastExpiry = 0; // a lease may have run out then
           this.poller.wake();
         },
         Math.min(wait + 5, 2 ** 31 - 1),

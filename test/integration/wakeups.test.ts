@@ -6,13 +6,19 @@
  * plan is created first and the worker finds it on its first round; the chain's steps then follow
  * one another through the worker's own wake-ups. A paused plan resumed by another command while the
  * worker is busy is taken up at once too: the resume frees no node, but its wake-up says there is ready work.
+ * And work that was due when a round looked and that it did not take (on PostgreSQL a claim skips a row
+ * another transaction holds; a retry may fall due between a round's claim and its look ahead) is looked
+ * for again soon, not at the next poll: nothing else would wake the worker for it.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
+import type { Outlook } from '../../src/store/types.js';
 import { createRegistry } from '../../src/tools/registry.js';
 import { Worker } from '../../src/worker/worker.js';
+import { testBackend } from '../support/backend.js';
 import { waitUntil } from '../support/cli.js';
 import { FIXTURE_TOOLS, openWorkspace, workflow, json, type Workspace } from './workspace.js';
 
@@ -91,4 +97,53 @@ describe('wake-ups', () => {
       await worker.stop();
     }
   });
+
+  it.runIf(testBackend() === 'postgres')(
+    'a ready node the claim skipped (another transaction held its row) is claimed soon after, not at the next poll',
+    async () => {
+      const planId = await ws.createPlan(workflow('held', { nodes: [`x [type=function toolCode=echo toolInput=${json({ x: 1 })}]`] }));
+      // Another transaction holds the ready node's row, as a writer would for a moment, and ends without changing
+      // anything: no wake-up follows, so only the worker's own look again can find the node.
+      const holder = new pg.Client({ connectionString: ws.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM nodes WHERE plan_id = $1 AND node_id = 'x' FOR UPDATE`, [planId]);
+        const worker = new Worker({
+          store: ws.store,
+          tools: await createRegistry({ userModules: [FIXTURE_TOOLS], cwd: ws.dir }),
+          poll: HOURLY,
+          concurrency: 1,
+          leaseMs: 30_000,
+          retryDefaults: defaultConfig().retry,
+        });
+        // What the worker's rounds see when they look ahead (the real outlook, noted).
+        const queue = ws.store.queue;
+        const outlook = queue.outlook.bind(queue);
+        const looks: Outlook[] = [];
+        queue.outlook = async () => {
+          const seen = await outlook();
+          looks.push(seen);
+          return seen;
+        };
+        worker.start();
+        try {
+          await waitUntil(() => looks.some((look) => look.ready === 1), 'a round that found the node ready and could not take it', 10_000);
+          // The row stays held well past the rounds that other causes bring (a look for notices comes at most a second
+          // after the last one): when it is let go, nothing but the worker's own looking again can find the node.
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          expect((await ws.store.plans.node(planId, 'x')).status).toBe('ready');
+          await holder.query('COMMIT');
+          const released = Date.now();
+          await waitUntil(async () => (await ws.store.plans.node(planId, 'x')).status === 'done', 'the node to run', 10_000);
+          // Looked for again within about a second (the wait doubles while the node stays out of reach), not in an hour.
+          expect(Date.now() - released).toBeLessThan(5_000);
+        } finally {
+          await worker.stop();
+        }
+      } finally {
+        await holder.end();
+      }
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import { LLM_MODES_SQL } from '../../model/plan-modes.js';
 import { NODE_WAITS } from '../../model/waiting.js';
 import { HELD_BY_WORKER, REMOTE_CHECK, WAITS_FOR_PERSON } from './waits.js';
+import { LLM_UNHELD } from '../llm-queue.js';
 import type { Outlook } from '../types.js';
 import type { Queryable } from './executor.js';
 
@@ -23,23 +24,25 @@ const OUTLOOK =
   `FROM nodes n WHERE n.status IN ('ready', 'running', '${NODE_WAITS}')`;
 
 /**
- * Reflection plans waiting for the LLM, when the first lease on such work runs out, and when the first
- * backoff after a failed exchange ends (on the mode/status/llm_due index).
+ * Reflection plans waiting for the LLM, how many of them a worker could claim now, when the first lease
+ * on such work runs out, and when the first backoff after a failed exchange ends (on the mode/status/llm_due index).
  */
 const LLM_OUTLOOK =
-  `SELECT COUNT(*) AS "work", MIN(llm_lease_expires_at) AS "nextExpiry", MIN(CASE WHEN llm_not_before > NOW THEN llm_not_before END) AS "nextAllowed" ` +
+  `SELECT COUNT(*) AS "work", COALESCE(SUM(CASE WHEN ${LLM_UNHELD} THEN 1 ELSE 0 END), 0) AS "free", MIN(llm_lease_expires_at) AS "nextExpiry", ` +
+  `MIN(CASE WHEN llm_not_before > NOW THEN llm_not_before END) AS "nextAllowed" ` +
   `FROM plans WHERE mode IN ${LLM_MODES_SQL} AND status IN ('running', 'awaiting_review') AND llm_due > 0`;
 
 export async function outlook(q: Queryable): Promise<Outlook> {
   type Row = { ready: number; running: number; retryPending: number; awaitingInput: number; nextDueAt: number | null; nextExpiry: number | null };
   const [row] = await q.all<Row>(OUTLOOK);
-  const [llm] = await q.all<{ work: number; nextExpiry: number | null; nextAllowed: number | null }>(LLM_OUTLOOK);
+  const [llm] = await q.all<{ work: number; free: number; nextExpiry: number | null; nextAllowed: number | null }>(LLM_OUTLOOK);
   const out: Outlook = {
     ready: Number(row?.ready ?? 0),
     running: Number(row?.running ?? 0),
     retryPending: Number(row?.retryPending ?? 0),
     awaitingInput: Number(row?.awaitingInput ?? 0),
     llmWork: Number(llm?.work ?? 0),
+    llmFree: Number(llm?.free ?? 0),
   };
   const times = [row?.nextDueAt, row?.nextExpiry, llm?.nextExpiry, llm?.nextAllowed].filter((t): t is number => t !== null && t !== undefined).map(Number);
   if (times.length > 0) out.nextWakeAt = new Date(Math.min(...times));
