@@ -217,6 +217,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     if (this.llm && (await this.llm.claim())) return true;
     this.backlog = claims.length === free;
     if (this.backlog) return true;
+    if (claims.length > 0) this.relookMs = 0; // work was taken: what is still due is looked for again soon
     await this.lookAhead();
     return false;
   }

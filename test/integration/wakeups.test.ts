@@ -33,6 +33,12 @@ function chainDot(): string {
   });
 }
 
+/** A worker in this process on the workspace's store, with the fixture tools, that polls only once an hour. */
+async function hourlyWorker(ws: Workspace, concurrency: number): Promise<Worker> {
+  const tools = await createRegistry({ userModules: [FIXTURE_TOOLS], cwd: ws.dir });
+  return new Worker({ store: ws.store, tools, poll: HOURLY, concurrency, leaseMs: 30_000, retryDefaults: defaultConfig().retry });
+}
+
 describe('wake-ups', () => {
   let ws: Workspace;
   beforeEach(async () => {
@@ -74,14 +80,7 @@ describe('wake-ups', () => {
     const gate = join(ws.dir, 'open-the-gate');
     const busy = await ws.createPlan(workflow('busy', { nodes: [`hold [type=function toolCode=gate toolInput=${json({ file: gate })}]`] }));
     // One slot holds the gate; the other is free, and the worker has no reason to look again for an hour.
-    const worker = new Worker({
-      store: ws.store,
-      tools: await createRegistry({ userModules: [FIXTURE_TOOLS], cwd: ws.dir }),
-      poll: HOURLY,
-      concurrency: 2,
-      leaseMs: 30_000,
-      retryDefaults: defaultConfig().retry,
-    });
+    const worker = await hourlyWorker(ws, 2);
     worker.start();
     try {
       await waitUntil(async () => (await ws.store.plans.node(busy, 'hold')).status === 'running', 'the gate to be held', 10_000);
@@ -109,14 +108,7 @@ describe('wake-ups', () => {
       try {
         await holder.query('BEGIN');
         await holder.query(`SELECT 1 FROM nodes WHERE plan_id = $1 AND node_id = 'x' FOR UPDATE`, [planId]);
-        const worker = new Worker({
-          store: ws.store,
-          tools: await createRegistry({ userModules: [FIXTURE_TOOLS], cwd: ws.dir }),
-          poll: HOURLY,
-          concurrency: 1,
-          leaseMs: 30_000,
-          retryDefaults: defaultConfig().retry,
-        });
+        const worker = await hourlyWorker(ws, 1);
         // What the worker's rounds see when they look ahead (the real outlook, noted).
         const queue = ws.store.queue;
         const outlook = queue.outlook.bind(queue);

@@ -125,7 +125,11 @@ export async function readChildLinks(
 ): Promise<Map<string, ChildLinkRow>> {
   const out = new Map<string, ChildLinkRow>();
   const byParentPlan = new Map<string, Array<(typeof children)[number]>>();
-  for (const child of children) byParentPlan.set(child.parent.planId, [...(byParentPlan.get(child.parent.planId) ?? []), child]);
+  for (const child of children) {
+    const same = byParentPlan.get(child.parent.planId);
+    if (same) same.push(child);
+    else byParentPlan.set(child.parent.planId, [child]);
+  }
   for (const [planId, all] of byParentPlan) {
     for (const part of chunk(all, 200)) {
       const ids = part.map((c) => c.id);
