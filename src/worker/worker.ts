@@ -360,14 +360,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     const outlook = await this.options.store.queue.outlook();
     clearTimeout(this.dueTimer);
     if (this.stopped) return;
-    let wait = outlook.nextWakeAt ? Math.max(0, outlook.nextWakeAt.getTime() - Date.now()) : undefined;
+    const untilWake = outlook.nextWakeAt ? Math.max(0, outlook.nextWakeAt.getTime() - Date.now()) : undefined;
     // Work due now that this round did not take: a node or an LLM backoff that fell due between the round's
     // claim and this look (due now, it is in no wake-up time), or work another worker is taking. Looked at
     // again soon, and later each time it is still there, so that work this worker cannot take costs little.
     const due = (outlook.ready > 0 && this.free() > 0) || (this.llm !== undefined && !this.llm.full && outlook.llmFree > 0);
     this.relookMs = due ? Math.min(this.relookMs === 0 ? RELOOK_FIRST_MS : this.relookMs * 2, RELOOK_MAX_MS) : 0;
-    const relook = due && (wait === undefined || this.relookMs < wait);
-    if (relook) wait = this.relookMs;
+    const relook = due && (untilWake === undefined || this.relookMs < untilWake);
+    const wait = relook ? this.relookMs : untilWake;
     if (wait !== undefined) {
       this.dueTimer = setTimeout(
         () => {

@@ -30,15 +30,19 @@ export const DUE = `n.status = 'ready' AND n.held = 0 AND n.run_after <= NOW AND
 /** Most dependents a claim describes; a node with more finishes through the locking path. */
 const BASIS_LIMIT = 500;
 
-/** A claimed row's columns, for RETURNING in an UPDATE of `nodes` (the ClaimRow, without its basis). */
-export const CLAIM_ROW = `id AS "rowId", plan_id AS "planId", node_id AS "nodeId", type, label, attributes, attempts, waiting, taken, lease_token AS "token", lease_expires_at AS "leaseExpiresAt"`;
+/** A claimed row's columns (ClaimRow, without its basis) for RETURNING in a statement on `nodes`; `t` (`nodes.`) qualifies them where another relation is joined. */
+function claimRow(t = ''): string {
+  return (
+    `${t}id AS "rowId", ${t}plan_id AS "planId", ${t}node_id AS "nodeId", ${t}type, ${t}label, ${t}attributes, ${t}attempts, ` +
+    `${t}waiting, ${t}taken, ${t}lease_token AS "token", ${t}lease_expires_at AS "leaseExpiresAt"`
+  );
+}
+/** A claimed row's columns, for RETURNING in an UPDATE of `nodes` alone. */
+export const CLAIM_ROW = claimRow();
+/** The same, qualified (PostgreSQL's statements that join `nodes` to others); the basis is BASIS_DEPENDENTS. */
+export const CLAIMED_COLUMNS = claimRow('nodes.');
 /** The plan columns a claim carries (PlanColumns), with the plan's id, from `plans`. */
 const PLAN_COLUMNS = `id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent"`;
-
-/** The claimed row's columns and its basis (PostgreSQL), for RETURNING in a statement on `nodes`. */
-export const CLAIMED_COLUMNS =
-  `nodes.id AS "rowId", nodes.plan_id AS "planId", nodes.node_id AS "nodeId", nodes.type, nodes.label, nodes.attributes, nodes.attempts, ` +
-  `nodes.waiting, nodes.taken, nodes.lease_token AS "token", nodes.lease_expires_at AS "leaseExpiresAt"`;
 export const BASIS_DEPENDENTS =
   `(SELECT CASE WHEN count(*) <= ${BASIS_LIMIT} THEN COALESCE(json_agg(d ORDER BY d.k), '[]'::json) END FROM (` +
   `SELECT e.id AS k, c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
@@ -109,21 +113,22 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
     q,
     rows.map((r) => ({ planId: r.planId, node: r.nodeId, kind: 'status', driver: 'engine', actor: options.owner, from: 'ready', to: 'running', reason })),
   );
-  const planIds = [...new Set(rows.map((r) => r.planId))];
-  // The claimed nodes' plans, read and touched in one statement.
-  const plans = await q.all<PlanColumns & { id: string }>(
-    `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(planIds.length)}) ` + `RETURNING ${PLAN_COLUMNS}`,
-    planIds,
-  );
-  const byId = new Map(plans.map((p) => [p.id, p]));
-  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+  return withPlans(q, rows, { touch: true });
 }
 
-/** Claims of rows a statement just leased, their plans read in one statement. */
-export async function withPlans(q: Queryable, rows: readonly ClaimRow[]): Promise<ClaimedNode[]> {
+/**
+ * Claims of rows a statement just leased, their plans read in one statement — with `touch`, read and
+ * touched (`updated_at`) in one, as a claim does.
+ */
+export async function withPlans(q: Queryable, rows: readonly ClaimRow[], { touch = false } = {}): Promise<ClaimedNode[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.map((r) => r.planId))];
-  const plans = await q.all<PlanColumns & { id: string }>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`, ids);
+  const plans = await q.all<PlanColumns & { id: string }>(
+    touch
+      ? `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(ids.length)}) RETURNING ${PLAN_COLUMNS}`
+      : `SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`,
+    ids,
+  );
   const byId = new Map(plans.map((p) => [p.id, p]));
   return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
 }

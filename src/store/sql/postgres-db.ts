@@ -56,28 +56,27 @@ async function query<T>(client: pg.Pool | pg.PoolClient, sql: string, params: re
  */
 function corked(client: pg.PoolClient): void {
   const stream = streamOf(client);
-  const holder = client as unknown as { [CORKED]?: object };
-  if (!stream || holder[CORKED]) return;
+  if (!stream || corks.has(client)) return;
   const cork = {};
-  holder[CORKED] = cork;
+  corks.set(client, cork);
   stream.cork();
   process.nextTick(() => {
-    if (holder[CORKED] === cork) uncorked(client);
+    if (corks.get(client) === cork) uncorked(client);
   });
 }
 
 /** What corked() holds back, sent now. */
 function uncorked(client: pg.PoolClient): void {
-  const holder = client as unknown as { [CORKED]?: object };
-  if (!holder[CORKED]) return;
-  holder[CORKED] = undefined;
+  if (!corks.delete(client)) return;
   streamOf(client)?.uncork();
 }
-const CORKED = Symbol('corked');
+/** The cork each client's socket holds now (a new one after uncorked(): an older tick's uncork leaves it be). */
+const corks = new WeakMap<pg.PoolClient, object>();
 
-function streamOf(client: pg.PoolClient): { cork: () => void; uncork: () => void } | undefined {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
-  return stream?.cork && stream.uncork ? (stream as { cork: () => void; uncork: () => void }) : undefined;
+type Corkable = { cork(): void; uncork(): void };
+function streamOf(client: pg.PoolClient): Corkable | undefined {
+  const stream = (client as unknown as { connection?: { stream?: Partial<Corkable> } }).connection?.stream;
+  return stream?.cork && stream.uncork ? (stream as Corkable) : undefined;
 }
 
 /** Pipeline mode on or off for a client the caller holds with no query in flight (pg reads the flag as it sends). */
