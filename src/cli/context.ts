@@ -31,8 +31,9 @@ export interface CliContext {
    */
   dotplan(options?: { create?: boolean }): Promise<Dotplan>;
   /**
-   * The read side only, for commands that change nothing (`plan list`): the same reads without
-   * loading the worker, the LLM client or the notifiers. Never creates a database.
+   * The read side only, for commands that change nothing and use no tool (`plan list`, `token list`):
+   * the same reads without loading the worker, the LLM client, the notifiers, user tool modules or the
+   * MCP client, and without starting an MCP server. Never creates a database.
    */
   reads(): Promise<DotplanReads>;
   /** A command sets this to exit non-zero without an error (e.g. `validate` on an invalid plan). */
@@ -71,6 +72,12 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
     const store = await openStore({ url: config.databaseUrl, cwd: io.cwd, create, retryDefaults: config.retry });
     return [store, registry, config, io.cwd, agents] as const;
   };
+  // The read side's commands use no tool: the built-in ones only — no user module is loaded, no MCP server started or its client loaded.
+  const readParts = async () => {
+    const [{ createRegistry }, { openStore }] = await Promise.all([import('../tools/registry.js'), import('../store/index.js')]);
+    const store = await openStore({ url: config.databaseUrl, cwd: io.cwd, create: false, retryDefaults: config.retry });
+    return [store, await createRegistry({ http: config.http }), config, io.cwd] as const;
+  };
   return {
     config,
     io,
@@ -79,8 +86,7 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
     dotplan: (options = {}) =>
       (dotplan ??= Promise.all([import('../operations/dotplan.js'), parts(options.create === true)]).then(([{ Dotplan }, args]) => new Dotplan(...args))),
     reads: () =>
-      dotplan ??
-      (reads ??= Promise.all([import('../operations/dotplan-reads.js'), parts(false)]).then(([{ DotplanReads }, args]) => new DotplanReads(...args))),
+      dotplan ?? (reads ??= Promise.all([import('../operations/dotplan-reads.js'), readParts()]).then(([{ DotplanReads }, args]) => new DotplanReads(...args))),
     async close() {
       if (dotplan) await (await dotplan.catch(() => undefined))?.close();
       if (reads) await (await reads.catch(() => undefined))?.store.close();

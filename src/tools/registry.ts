@@ -1,8 +1,5 @@
 import { DotplanError } from '../errors/errors.js';
-import { McpCatalogue } from '../mcp/catalogue.js';
-import type { McpToolInfo } from '../mcp/connect.js';
-import { McpConnections } from '../mcp/connections.js';
-import { mcpSource, mcpTool } from '../mcp/mcp-tools.js';
+import type { McpConnections } from '../mcp/connections.js';
 import type { McpServerConfig } from '../mcp/servers.js';
 import { builtinTools } from './builtin/index.js';
 import type { HttpAccess } from './builtin/http-guard.js';
@@ -80,22 +77,7 @@ export async function createRegistry(options: RegistryOptions = {}): Promise<Too
     for (const tool of module.tools) registry.register(tool, module.path);
   }
   const servers = options.mcp ?? {};
-  if (Object.keys(servers).length > 0) await registerMcpTools(registry, servers, options);
+  // The MCP client is loaded only where servers are configured: a command that lists plans does not pay for it.
+  if (Object.keys(servers).length > 0) await (await import('../mcp/register-tools.js')).registerMcpTools(registry, servers, options);
   return registry;
-}
-
-/** Each configured server's tools, from the cache (listed first where it has none), on shared connections that keep the cache current. */
-async function registerMcpTools(registry: ToolRegistry, servers: Readonly<Record<string, McpServerConfig>>, options: RegistryOptions): Promise<void> {
-  const cwd = options.cwd ?? process.cwd();
-  const catalogue = await McpCatalogue.load(servers, { cwd, ...(options.refreshMcp !== undefined ? { refresh: options.refreshMcp } : {}) });
-  const toolsOf = (server: string, listed: readonly McpToolInfo[]) => listed.map((info) => mcpTool(server, info, connections));
-  const connections = new McpConnections(servers, cwd, (server, listed) => {
-    // The server says its tools changed: the registry and the cache follow.
-    registry.replaceSource(mcpSource(server), toolsOf(server, listed));
-    void catalogue.update(server, servers[server]!, listed).catch(() => undefined);
-  });
-  registry.mcp = connections;
-  for (const server of Object.keys(servers)) {
-    for (const tool of toolsOf(server, catalogue.server(server)?.tools ?? [])) registry.register(tool, mcpSource(server));
-  }
 }
