@@ -11,11 +11,21 @@
  * compile — backreferences, lookaround — is refused when the plan is validated, and so is a pattern
  * over the limits of `when-limits.ts` (RE2's time is linear in the value, but times the pattern's size).
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 
 export type WhenCondition = { kind: 'equals'; values: string[]; negate: boolean } | { kind: 'regex'; regex: RE2JS; source: string };
 
-const FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, s: RE2JS.DOTALL, m: RE2JS.MULTILINE };
+/**
+ * re2js, loaded (its CommonJS build; nothing else imports it) the first time a pattern is compiled: a
+ * command that meets no pattern, such as `plan list`, does not load its quarter megabyte.
+ */
+const loadModule = createRequire(import.meta.url);
+let re2js: typeof RE2JS | undefined;
+const RE2 = (): typeof RE2JS => (re2js ??= (loadModule('re2js') as typeof import('re2js')).RE2JS);
+
+/** RE2's flag for each flag letter a pattern may carry. */
+const FLAGS: Readonly<Record<string, (re2: typeof RE2JS) => number>> = { i: (r) => r.CASE_INSENSITIVE, s: (r) => r.DOTALL, m: (r) => r.MULTILINE };
 
 export type WhenParse = { ok: true; condition: WhenCondition } | { ok: false; reason: string };
 
@@ -26,11 +36,12 @@ export function parseWhen(text: string): WhenParse {
   if (regex) {
     let flags = 0;
     for (const flag of regex[2]!) {
-      if (FLAGS[flag] === undefined) return { ok: false, reason: `the flag "${flag}" is not supported (flags: i, s, m)` };
-      flags |= FLAGS[flag];
+      const value = FLAGS[flag];
+      if (value === undefined) return { ok: false, reason: `the flag "${flag}" is not supported (flags: i, s, m)` };
+      flags |= value(RE2());
     }
     try {
-      return { ok: true, condition: { kind: 'regex', regex: RE2JS.compile(regex[1]!, flags), source: regex[1]! } };
+      return { ok: true, condition: { kind: 'regex', regex: RE2().compile(regex[1]!, flags), source: regex[1]! } };
     } catch (error) {
       const message = (error as Error).message.replace(/^error parsing regexp: /, '');
       return {

@@ -1,8 +1,8 @@
 /**
  * What `dotplan plan list` loads: operators run it in loops, so it loads the read side and its database
- * client, not the MCP client, the LLM client, the HTTP server, the worker or Prisma's generated
- * client. Observed in a real process through a module hook (NODE_OPTIONS=--import) that names every
- * module it loads on standard error.
+ * client, not the MCP client, the LLM client, the HTTP server, the worker, Prisma's generated client
+ * or the regular-expression engine of edge conditions. Observed in a real process through a module
+ * hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/hono\//, 'the HTTP server'],
   [/\/dist\/worker\/worker\.js$/, 'the worker'],
   [/\/dist\/generated\//, "Prisma's generated client"],
+  [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
 ];
 
 describe(`what plan list loads (${testBackend()})`, () => {
