@@ -34,7 +34,8 @@ export class AgentRegistry {
     const toolCodes = tools.list().map((t) => t.code);
     for (const { agent, where } of this.#agents.values()) {
       for (const tool of agent.tools ?? []) {
-        if (!tools.has(tool))
+        // A tool of an MCP server that could not be listed is not refused here: what runs or validates it says why it is missing.
+        if (!tools.has(tool) && tools.unavailable?.(tool) === undefined)
           throw new InvalidInputError(`agent "${agent.code}" (${where}) names tool "${tool}", which is not registered${hint(tool, toolCodes)}`);
       }
       for (const other of agent.agents ?? []) {

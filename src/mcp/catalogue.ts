@@ -27,12 +27,20 @@ interface CatalogueFile {
  * server announces that its tools changed.
  */
 export class McpCatalogue {
+  /** Servers that were to be listed and could not be (not started, not reached, no answer): why, by server. */
+  readonly failed = new Map<string, string>();
+
   private constructor(
     readonly path: string,
     private readonly file: CatalogueFile,
   ) {}
 
-  /** Reads the cache and lists the servers it lacks (or all of `refresh`: `true` for every server). */
+  /**
+   * Reads the cache and lists the servers it lacks (or all of `refresh`: `true` for every server). A
+   * server that cannot be listed is named in `failed` with the reason and keeps its entry only if that
+   * was listed with its present settings (a refresh that failed): without one it has no tools here,
+   * and what needs them says why (ToolRegistry.unavailable) while nothing else stops.
+   */
   static async load(
     servers: Readonly<Record<string, McpServerConfig>>,
     options: { cwd: string; refresh?: boolean | readonly string[] },
@@ -44,8 +52,16 @@ export class McpCatalogue {
       return wanted || catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server);
     });
     if (stale.length === 0) return catalogue;
-    const listed = await Promise.all(stale.map(async ([name, server]) => [name, server, await listTools(name, server, options.cwd)] as const));
-    for (const [name, server, tools] of listed) catalogue.file.servers[name] = entry(server, tools);
+    const listed = await Promise.allSettled(stale.map(([name, server]) => listTools(name, server, options.cwd)));
+    for (const [i, [name, server]] of stale.entries()) {
+      const outcome = listed[i]!;
+      if (outcome.status === 'fulfilled') {
+        catalogue.file.servers[name] = entry(server, outcome.value);
+        continue;
+      }
+      if (catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server)) delete catalogue.file.servers[name];
+      catalogue.failed.set(name, outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason));
+    }
     await catalogue.save();
     return catalogue;
   }

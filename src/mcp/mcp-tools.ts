@@ -2,11 +2,7 @@ import { fromJsonSchema, type CallToolResult } from '@modelcontextprotocol/clien
 import type { Tool, ToolContext, ToolInputSchema } from '../tools/types.js';
 import type { McpProgress, McpToolInfo } from './connect.js';
 import type { McpConnections } from './connections.js';
-
-/** The code a node calls a server's tool by. */
-export function mcpToolCode(server: string, tool: string): string {
-  return `mcp:${server}/${tool}`;
-}
+import { mcpToolCode } from './tool-codes.js';
 
 /** Where the registry says an MCP server's tools come from. */
 export function mcpSource(server: string): string {

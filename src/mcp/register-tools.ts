@@ -16,6 +16,8 @@ export async function registerMcpTools(registry: ToolRegistry, servers: Readonly
     void catalogue.update(server, servers[server]!, listed).catch(() => undefined);
   });
   registry.mcp = connections;
+  // A server that could not be listed and has no tools cached: its tools are missing, and say why (ToolRegistry.unavailable).
+  for (const [server, why] of catalogue.failed) if (catalogue.server(server) === undefined) registry.unlistedServers.set(server, why);
   for (const server of Object.keys(servers)) {
     for (const tool of toolsOf(server, catalogue.server(server)?.tools ?? [])) registry.register(tool, mcpSource(server));
   }

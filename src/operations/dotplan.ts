@@ -12,6 +12,8 @@ import { applyRevision } from './apply-revision.js';
 import { preparePlan, requireReview, type FromDot, type FromGoal, type FromTemplate } from '../plans/prepare-plan.js';
 import type { NodeRecord, PlanRecord } from '../store/types.js';
 import { Worker } from '../worker/worker.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { DotplanError } from '../errors/errors.js';
 import * as review from './review.js';
 import { parseDuration } from '../model/duration.js';
 import { defaultActor } from './actor.js';
@@ -182,6 +184,7 @@ export class Dotplan extends DotplanReads {
   /** A worker in this process, with the configured concurrency, lease and poll; call `start()` on it. */
   worker(options: WorkerStartOptions = {}): Worker {
     checked('worker', { options });
+    refuseUnlistedServers(this.tools);
     const { worker, retry } = this.config;
     const { llm: endpoint, ...rest } = options;
     const llm = this.llm(endpoint);
@@ -229,4 +232,19 @@ export class Dotplan extends DotplanReads {
   #operator(options: CommandOptions) {
     return { driver: 'operator' as const, name: options.by ?? defaultActor() };
   }
+}
+
+/**
+ * A worker runs the plans' tools: it does not start while a configured MCP server's tools are unknown
+ * (the server could not be listed and none are cached), naming the server and why. Other commands go on.
+ */
+function refuseUnlistedServers(tools: unknown): void {
+  if (!(tools instanceof ToolRegistry)) return;
+  const [first] = tools.unlistedServers;
+  if (!first) return;
+  const [server, why] = first;
+  throw new DotplanError(
+    'CONFIG',
+    `a worker needs the tools of MCP server "${server}", which could not be listed: ${why}; start the server (or fix its settings under "mcp" in the config file) and start the worker again`,
+  );
 }

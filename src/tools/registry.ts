@@ -1,6 +1,7 @@
 import { DotplanError } from '../errors/errors.js';
 import type { McpConnections } from '../mcp/connections.js';
 import type { McpServerConfig } from '../mcp/servers.js';
+import { mcpServerOf } from '../mcp/tool-codes.js';
 import { builtinTools } from './builtin/index.js';
 import type { HttpAccess } from './builtin/http-guard.js';
 import { loadUserTools } from './load-user-tools.js';
@@ -14,6 +15,8 @@ export class ToolRegistry implements ToolCatalogue {
   readonly #tools = new Map<string, { tool: Tool; source: string }>();
   /** The MCP servers' connections, when servers are configured. */
   mcp: McpConnections | undefined;
+  /** Configured MCP servers whose tools are not known (never listed, and not reachable when this was made): why, by server. */
+  readonly unlistedServers = new Map<string, string>();
 
   /** Adds a tool; a code that is already taken is an error naming both sources. */
   register(tool: Tool, source = 'registered in code'): this {
@@ -46,6 +49,11 @@ export class ToolRegistry implements ToolCatalogue {
   replaceSource(source: string, tools: readonly Tool[]): void {
     for (const [code, entry] of this.#tools) if (entry.source === source) this.#tools.delete(code);
     for (const tool of tools) this.register(tool, source);
+  }
+
+  unavailable(code: string): string | undefined {
+    const server = mcpServerOf(code);
+    return server === undefined ? undefined : this.unlistedServers.get(server);
   }
 
   hold(): () => Promise<void> {

@@ -58,4 +58,9 @@ export interface ToolCatalogue {
   hold?(): () => Promise<void>;
   /** Ends what the tools hold open, whoever holds it: `dotplan.close()` calls it. */
   close?(): Promise<void>;
+  /**
+   * Why a tool of this code is not known though it may exist (its MCP server could not be listed),
+   * or undefined: validation and the worker name the reason instead of "not registered".
+   */
+  unavailable?(code: string): string | undefined;
 }

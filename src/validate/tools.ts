@@ -6,6 +6,7 @@ import { describeIssues } from '../tools/describe-issues.js';
 import type { GraphNode } from '../model/types.js';
 import { atNode, q, type Check, type CheckContext } from './context.js';
 import { nearest } from './suggest.js';
+import { mcpServerOf } from '../mcp/tool-codes.js';
 
 /**
  * `toolCode`s are registered tools (never evaluated); `toolCalls` is a JSON array of calls; an input
@@ -52,6 +53,17 @@ export const checkTools: Check = (ctx) => {
 function unknownTool(ctx: CheckContext, node: GraphNode, code: string, attribute: string): Diagnostic | undefined {
   const tools = ctx.options.tools;
   if (tools.has(code)) return undefined;
+  const why = tools.unavailable?.(code);
+  if (why !== undefined) {
+    const server = mcpServerOf(code)!;
+    return {
+      code: 'TOOL_UNKNOWN',
+      severity: 'error',
+      message: `tool ${q(code)} of node ${q(node.id)} is not known: ${why}`,
+      ...atNode(node, attribute),
+      fix: `start MCP server "${server}" (or fix its settings under "mcp" in the config file), then run this again: \`dotplan mcp tools --server ${server}\` lists its tools once it answers`,
+    };
+  }
   const known = tools.list?.().map((t) => t.code) ?? [];
   const suggestions = nearest(code, known, 5);
   return {
@@ -76,9 +88,10 @@ function inputRefused(ctx: CheckContext, node: GraphNode, code: string, input: u
     severity: 'error',
     message: `${where} of node ${q(node.id)} does not fit the input of tool ${q(code)}: ${describeIssues(checked.error)}`,
     ...atNode(node, attribute),
-    fix: code.startsWith('mcp:')
-      ? `change ${where} to what "${code}" takes: \`dotplan mcp tools --server ${code.slice(4, code.indexOf('/'))}\` shows its input schema`
-      : `change ${where} to what "${code}" takes`,
+    fix:
+      mcpServerOf(code) !== undefined
+        ? `change ${where} to what "${code}" takes: \`dotplan mcp tools --server ${mcpServerOf(code)}\` shows its input schema`
+        : `change ${where} to what "${code}" takes`,
   };
 }
 

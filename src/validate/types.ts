@@ -8,6 +8,8 @@ export interface ToolLookup {
   list?(): { code: string }[];
   /** The tool, for its input schema: a literal `toolInput` is checked against it (TOOL_INPUT_INVALID). */
   get?(code: string): { inputSchema?: ToolInputSchema } | undefined;
+  /** Why a code that is not here may still be a tool (its MCP server could not be listed): TOOL_UNKNOWN then says so. */
+  unavailable?(code: string): string | undefined;
 }
 
 /** What validation needs to know about the agent registry (an AgentRegistry fits). */

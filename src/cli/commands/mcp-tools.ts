@@ -32,7 +32,7 @@ export function registerMcpToolsCommand(mcp: Command, getContext: GetContext): v
         return;
       }
       const { McpCatalogue } = await import('../../mcp/catalogue.js');
-      const { mcpToolCode } = await import('../../mcp/mcp-tools.js');
+      const { mcpToolCode } = await import('../../mcp/tool-codes.js');
       const shown = opts.server !== undefined ? [opts.server] : names;
       const catalogue = await McpCatalogue.load(servers, { cwd: ctx.io.cwd, refresh: opts.refresh === true ? shown : false });
       const rows = shown.flatMap((server) =>
@@ -50,6 +50,13 @@ export function registerMcpToolsCommand(mcp: Command, getContext: GetContext): v
       for (const server of shown) {
         const entry = catalogue.server(server);
         ctx.io.err(`${server}: ${entry?.tools.length ?? 0} tool(s), listed ${entry?.listedAt ?? 'never'}`);
+      }
+      // A server that could not be listed now: the command says why and fails (what it shows of it is the cache's, if any).
+      for (const server of shown) {
+        const why = catalogue.failed.get(server);
+        if (why === undefined) continue;
+        ctx.io.err(`error: ${why}`);
+        ctx.exitCode = 1;
       }
     });
 }
