@@ -2,9 +2,9 @@
  * `dotplan mcp tools` and `dotplan validate` with MCP servers in the config file: the tools as plans
  * call them, from the cache (the server started once, for the first listing); `--refresh` asks again;
  * a literal input a tool's schema refuses is named by `validate`; a server that cannot start is a
- * clear error, not a stack trace.
+ * clear error, not a stack trace, and a refresh it fails keeps the cached list.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +35,20 @@ describe('dotplan mcp tools', () => {
 
     expect((await runInProcess(['mcp', 'tools', '--refresh'], { cwd: dir })).code).toBe(0);
     expect(starts(dir)).toHaveLength(2);
+  });
+
+  it('a refresh the server fails keeps the cached tools, and says why', async () => {
+    expect((await runInProcess(['mcp', 'tools'], { cwd: dir })).code).toBe(0);
+    // The fixture notes each start in FIXTURE_DIR/starts: a folder there makes it fail as it starts.
+    rmSync(join(dir, 'starts'));
+    mkdirSync(join(dir, 'starts'));
+    const refreshed = await runInProcess(['mcp', 'tools', '--refresh'], { cwd: dir });
+    expect(refreshed.code).toBe(1);
+    expect(refreshed.stderr).toContain('MCP server "fx" could not be started or reached');
+    expect(refreshed.stdout).toContain('mcp:fx/add');
+    const cached = await runInProcess(['mcp', 'tools'], { cwd: dir });
+    expect(cached.code).toBe(0);
+    expect(cached.stdout).toContain('mcp:fx/add');
   });
 
   it('validate names the field a literal toolInput gets wrong, from the cache', async () => {
