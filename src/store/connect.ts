@@ -28,7 +28,8 @@ export interface Connection {
   db: Db;
   /**
    * The Prisma client on the same connection (SQLite) or pool (PostgreSQL), made when first asked
-   * for: its query compiler (WebAssembly) costs a command that never reads through it ~0.1 s of start-up.
+   * for. The store reads in SQL (reads.ts) and never asks: the tests hold those reads equal to this
+   * client's, whose query compiler (WebAssembly) would cost each command about a third of a second.
    * Typed as the SQLite client; the PostgreSQL client has the same models and methods.
    */
   prisma: () => Promise<PrismaClient>;

@@ -55,7 +55,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   return {
     backend: db.dialect,
     target,
-    plans: new SqlPlanStore(db, new Reads(connection.prisma, db), writer),
+    plans: new SqlPlanStore(db, new Reads(db), writer),
     queue: new SqlWorkQueue(db, writer, tree),
     events: new SqlEventFeed(db, wakes),
     llm: new SqlLlmQueue(db),

@@ -1,25 +1,35 @@
-import type { PrismaClient } from '../generated/sqlite/client.js';
 import type { Db } from './sql/executor.js';
 import { nodeNotFound, planNotFound } from './sql/plans.js';
-import { PLAN_COLUMNS, toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord, type PlanRow } from './rows.js';
+import {
+  EDGE_COLUMNS,
+  NODE_COLUMNS,
+  PLAN_COLUMNS,
+  REVISION_COLUMNS,
+  toEdgeRecord,
+  toNodeRecord,
+  toPlanRecord,
+  toRevisionRecord,
+  type EdgeRow,
+  type NodeRow,
+  type PlanRow,
+  type RevisionRow,
+} from './rows.js';
 import type { EdgeRecord, NodeRecord, PlanRecord, RevisionRecord } from './types.js';
 import type { NodeStatus, PlanStatus } from '../model/types.js';
 import { NotFoundError } from '../errors/errors.js';
 
 /**
- * The read side of plans and revisions, through the generated Prisma client (typed, off the hot
- * path), made on the first read that needs it. The plan list, which operators run in loops, is one
- * SQL statement instead, so that `dotplan plan list` starts without Prisma's query compiler; a test
- * holds it equal to the Prisma read of each plan.
+ * The read side of plans, nodes, edges and revisions: one SQL statement each, under the record field
+ * names (rows.ts), so that a command that shows or changes one plan (`plan show`, `plan cancel`,
+ * `answer`, operators run them in loops) starts without Prisma's client and its query compiler, a
+ * third of a second here. test/store/reads-vs-prisma.db.test.ts holds every read equal to the
+ * generated Prisma client's read of the same rows.
  */
 export class Reads {
-  constructor(
-    private readonly client: () => Promise<PrismaClient>,
-    private readonly db: Db,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async getPlan(id: string): Promise<PlanRecord> {
-    const row = await this.db.exclusive(async () => (await this.client()).plan.findUnique({ where: { id } }));
+    const [row] = await this.db.all<PlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ?`, [id]);
     if (!row) throw planNotFound(id);
     return toPlanRecord(row);
   }
@@ -76,13 +86,13 @@ export class Reads {
   }
 
   async getNodes(planId: string): Promise<NodeRecord[]> {
-    const rows = await this.db.exclusive(async () => (await this.client()).node.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
+    const rows = await this.db.all<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE plan_id = ? ORDER BY id`, [planId]);
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toNodeRecord);
   }
 
   async getNode(planId: string, nodeId: string): Promise<NodeRecord> {
-    const row = await this.db.exclusive(async () => (await this.client()).node.findUnique({ where: { planId_nodeId: { planId, nodeId } } }));
+    const [row] = await this.db.all<NodeRow>(`SELECT ${NODE_COLUMNS} FROM nodes WHERE plan_id = ? AND node_id = ?`, [planId, nodeId]);
     if (!row) {
       await this.getPlan(planId);
       throw nodeNotFound(planId, nodeId);
@@ -91,23 +101,22 @@ export class Reads {
   }
 
   async getEdges(planId: string): Promise<EdgeRecord[]> {
-    const rows = await this.db.exclusive(async () => (await this.client()).edge.findMany({ where: { planId }, orderBy: { id: 'asc' } }));
+    const rows = await this.db.all<EdgeRow>(`SELECT ${EDGE_COLUMNS} FROM edges WHERE plan_id = ? ORDER BY id`, [planId]);
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toEdgeRecord);
   }
 
   async listRevisions(planId: string): Promise<RevisionRecord[]> {
-    const rows = await this.db.exclusive(async () => (await this.client()).revision.findMany({ where: { planId }, orderBy: { number: 'asc' } }));
+    const rows = await this.db.all<RevisionRow>(`SELECT ${REVISION_COLUMNS} FROM revisions WHERE plan_id = ? ORDER BY number`, [planId]);
     if (rows.length === 0) await this.getPlan(planId);
     return rows.map(toRevisionRecord);
   }
 
   async getRevision(planId: string, number?: number): Promise<RevisionRecord> {
-    const row = await this.db.exclusive(async () =>
+    const [row] =
       number === undefined
-        ? (await this.client()).revision.findFirst({ where: { planId }, orderBy: { number: 'desc' } })
-        : (await this.client()).revision.findUnique({ where: { planId_number: { planId, number } } }),
-    );
+        ? await this.db.all<RevisionRow>(`SELECT ${REVISION_COLUMNS} FROM revisions WHERE plan_id = ? ORDER BY number DESC LIMIT 1`, [planId])
+        : await this.db.all<RevisionRow>(`SELECT ${REVISION_COLUMNS} FROM revisions WHERE plan_id = ? AND number = ?`, [planId, number]);
     if (!row) {
       const plan = await this.getPlan(planId);
       throw new NotFoundError(`plan ${planId} has no revision ${number}; its revisions are ${plan.revision === 1 ? '1' : `1 to ${plan.revision}`}`);

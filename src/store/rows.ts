@@ -160,11 +160,23 @@ export function toNodeState(row: NodeRow): NodeState {
   return node;
 }
 
-export function toEdgeRecord(row: { from: string; to: string; when: string | null }): EdgeRecord {
+/** An edge's record columns under the EdgeRow field names. */
+export const EDGE_COLUMNS = `from_node AS "from", to_node AS "to", when_match AS "when"`;
+
+export interface EdgeRow {
+  from: string;
+  to: string;
+  when: string | null;
+}
+
+export function toEdgeRecord(row: EdgeRow): EdgeRecord {
   return row.when === null ? { from: row.from, to: row.to } : { from: row.from, to: row.to, when: decodeText(row.when) };
 }
 
-export function toRevisionRecord(row: {
+/** A revision's record columns under the RevisionRow field names. */
+export const REVISION_COLUMNS = `plan_id AS "planId", number, dot, author, update_log AS "updateLog", parent, created_at AS "createdAt"`;
+
+export interface RevisionRow {
   planId: string;
   number: number;
   dot: string;
@@ -172,14 +184,16 @@ export function toRevisionRecord(row: {
   updateLog: string | null;
   parent: number | null;
   createdAt: Time;
-}): RevisionRecord {
+}
+
+export function toRevisionRecord(row: RevisionRow): RevisionRecord {
   return {
     planId: row.planId,
-    number: row.number,
+    number: Number(row.number),
     dot: decodeText(row.dot),
     author: row.author as RevisionAuthor,
     updateLog: optional(decodeText(row.updateLog)),
-    parent: optional(row.parent),
+    parent: row.parent === null ? undefined : Number(row.parent),
     createdAt: toDate(row.createdAt),
   };
 }

@@ -223,26 +223,57 @@ export function plansSuite(backend: TestBackend): void {
       expect(await h.ops.show(created.id)).toContain('x\u0000y');
     });
 
-    it('lists each plan exactly as reading that one plan gives it (the list is SQL, the single read Prisma)', async () => {
+    it('reads each plan, node, edge and revision as the generated Prisma client reads the same rows, and lists each plan as reading it alone', async () => {
       const answered = await h.create(independent(1), { title: 'with an answer' });
       const rerun = await h.create(independent(1), { title: 'run again' });
+      // A node under a lease, and a plan at its second revision (a label changed), with an edge that has a condition.
+      const leased = await h.create(graphOf({ a: { toolCode: 'echo' }, b: { toolCode: 'echo' } }, [['a', 'b']]), { title: 'leased' });
+      await h.claim(leased.id, 'a', 'w-reads', 60_000);
+      const edited = await h.ops.create({
+        dot: 'digraph e { a [type=confirm question="go?"] b [type=function toolCode=echo] a -> b [when="yes"] }',
+        source: 'e.dot',
+      });
+      const report = await h.ops.apply(
+        edited.id,
+        'digraph e { a [type=confirm question="go?"] b [type=function toolCode=echo label="second"] a -> b [when="yes"] }',
+        { by: 'ada' },
+      );
+      expect(report.revision, JSON.stringify(report)).toBe(2);
       const { connect, resolveDatabase } = await import('../../src/store/connect.js');
+      const { toEdgeRecord, toNodeRecord, toPlanRecord, toRevisionRecord } = await import('../../src/store/rows.js');
       const connection = await connect(resolveDatabase(h.store.url));
       try {
         // Fields written by other paths than create: the final answer, the tokens, an error, the plan rerun.
         await connection.db.run('UPDATE plans SET result = ?, tokens_used = ?, error = ? WHERE id = ?', ['the answer', 42, 'it broke', answered.id]);
         await connection.db.run('UPDATE plans SET rerun_of = ? WHERE id = ?', [answered.id, rerun.id]);
+        const listed = await h.store.plans.list();
+        expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining([answered.id, rerun.id, leased.id, edited.id]));
+        expect(listed.find((p) => p.id === answered.id)).toMatchObject({ result: 'the answer', tokensUsed: 42, error: 'it broke' });
+        expect(listed.find((p) => p.id === rerun.id)).toMatchObject({ rerunOf: answered.id });
+        expect((await h.store.plans.node(leased.id, 'a')).leaseOwner).toBe('w-reads');
+        expect((await h.store.plans.revision(edited.id)).number).toBe(2);
+        // The store reads in SQL; the client generated from the schema is the reference, mapped by the same functions.
+        const prisma = await connection.prisma();
+        for (const plan of listed) {
+          const id = plan.id;
+          expect(plan).toEqual(await h.store.plans.get(id));
+          expect(plan).toEqual(toPlanRecord((await prisma.plan.findUnique({ where: { id } }))!));
+          const nodes = (await prisma.node.findMany({ where: { planId: id }, orderBy: { id: 'asc' } })).map(toNodeRecord);
+          expect(await h.store.plans.nodes(id)).toEqual(nodes);
+          for (const node of nodes) expect(await h.store.plans.node(id, node.id)).toEqual(node);
+          expect(await h.store.plans.edges(id)).toEqual((await prisma.edge.findMany({ where: { planId: id }, orderBy: { id: 'asc' } })).map(toEdgeRecord));
+          const revisions = (await prisma.revision.findMany({ where: { planId: id }, orderBy: { number: 'asc' } })).map(toRevisionRecord);
+          expect(await h.store.plans.revisions(id)).toEqual(revisions);
+          expect(await h.store.plans.revision(id)).toEqual(revisions.at(-1));
+          expect(await h.store.plans.revision(id, 1)).toEqual(revisions[0]);
+        }
+        for (const status of ['running', 'awaiting_review'] as const) {
+          const some = await h.store.plans.list({ status });
+          expect(some.map((p) => p.id)).toEqual(listed.filter((p) => p.status === status).map((p) => p.id));
+        }
       } finally {
+        await (await connection.prisma()).$disconnect();
         await connection.db.close();
-      }
-      const listed = await h.store.plans.list();
-      expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining([answered.id, rerun.id]));
-      expect(listed.find((p) => p.id === answered.id)).toMatchObject({ result: 'the answer', tokensUsed: 42, error: 'it broke' });
-      expect(listed.find((p) => p.id === rerun.id)).toMatchObject({ rerunOf: answered.id });
-      for (const plan of listed) expect(plan).toEqual(await h.store.plans.get(plan.id));
-      for (const status of ['running', 'awaiting_review'] as const) {
-        const some = await h.store.plans.list({ status });
-        expect(some.map((p) => p.id)).toEqual(listed.filter((p) => p.status === status).map((p) => p.id));
       }
     });
 
