@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 describe(`a configured MCP server that is down (${testBackend()})`, () => {
@@ -19,13 +19,7 @@ describe(`a configured MCP server that is down (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-mcp-down-'));
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    } else {
-      db = ['--db', `file:${join(cwd, 'plans.db')}`];
-    }
+    ({ args: db, drop } = await cliDatabase());
     writeFileSync(join(cwd, 'dotplan.config.json'), JSON.stringify({ mcp: { down: { command: 'no-such-program-dotplan' } } }));
     writeFileSync(join(cwd, 'plain.dot'), 'digraph { ask [type=confirm question="go on?"] }');
     writeFileSync(join(cwd, 'calls-it.dot'), 'digraph {\n  read [type=function toolCode="mcp:down/read_file" toolInput="{}"]\n}\n');

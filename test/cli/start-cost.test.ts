@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, runDotplanProcess } from '../support/cli.js';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 const MARK = 'dotplan-test-loaded ';
@@ -32,13 +32,7 @@ describe(`what plan list loads (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-start-cost-'));
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    } else {
-      db = ['--db', `file:${join(cwd, 'list.db')}`];
-    }
+    ({ args: db, drop } = await cliDatabase());
     writeFileSync(join(cwd, 'plan.dot'), 'digraph { a [type=function toolCode=echo toolInput="hi"] }');
     writeFileSync(
       join(cwd, 'loader.mjs'),

@@ -100,3 +100,14 @@ async function createPostgresStore(options: Omit<OpenStoreOptions, 'url'>): Prom
     },
   });
 }
+
+/**
+ * The `--db` arguments a CLI test gives each command, on the run's backend: none on SQLite (each command
+ * then uses `.dotplan/dotplan.db` under the test's working directory), a fresh database on PostgreSQL;
+ * `drop` removes it (nothing on SQLite: the test removes its directory).
+ */
+export async function cliDatabase(): Promise<{ args: string[]; drop: () => Promise<void> }> {
+  if (testBackend() !== 'postgres') return { args: [], drop: () => Promise.resolve() };
+  const created = await createPostgresDatabase();
+  return { args: ['--db', created.url], drop: created.drop };
+}
