@@ -22,8 +22,8 @@ import { NotFoundError } from '../errors/errors.js';
  * The read side of plans, nodes, edges and revisions: one SQL statement each, under the record field
  * names (rows.ts), so that a command that shows or changes one plan (`plan show`, `plan cancel`,
  * `answer`, operators run them in loops) starts without Prisma's client and its query compiler, a
- * third of a second here. test/store/reads-vs-prisma.db.test.ts holds every read equal to the
- * generated Prisma client's read of the same rows.
+ * third of a second here. The store suite (test/store/plans-suite.ts) holds every read of every
+ * plan it stored equal to the generated Prisma client's read of the same rows.
  */
 export class Reads {
   constructor(private readonly db: Db) {}
