@@ -9,6 +9,7 @@
  * (a share of the floor rate for throughput; a multiple of the floor latency for a chain step).
  */
 import type { ValidateShape } from './scenarios/validate-shapes.js';
+import { groupBy } from '../model/group-by.js';
 
 export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor' | 'hono-floor';
 export type BenchScenario =
@@ -103,13 +104,7 @@ export function withRatios(results: readonly BenchResult[]): BenchResult[] {
 
 /** The rounds (each rated by withRatios) folded into one result per figure: medians, with every round's value kept. */
 export function aggregateRounds(rounds: ReadonlyArray<readonly BenchResult[]>): BenchResult[] {
-  const groups = new Map<string, BenchResult[]>();
-  for (const round of rounds) {
-    for (const r of round) {
-      const key = `${r.backend}\u0000${r.scenario}`;
-      groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-  }
+  const groups = groupBy(rounds.flat(), (r) => `${r.backend}\u0000${r.scenario}`);
   return [...groups.values()].map((list) => {
     const first = list[0]!;
     const out: BenchResult = { backend: first.backend, scenario: first.scenario, value: median(list.map((r) => r.value)), unit: first.unit };

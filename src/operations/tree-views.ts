@@ -2,6 +2,7 @@ import { InvalidInputError, NotFoundError } from '../errors/errors.js';
 import type { ChildMark } from '../render/index.js';
 import type { Store, TreePlace } from '../store/index.js';
 import type { DotplanReads } from './dotplan-reads.js';
+import { groupBy } from '../model/group-by.js';
 
 /** One plan of a tree as `plan tree` shows it. */
 export interface TreeEntry {
@@ -53,8 +54,10 @@ export async function planTree(dotplan: DotplanReads, planId: string): Promise<T
 
 /** The tree as lines: each child under its parent's agent node, with status, instance, waiting questions and tokens. */
 export function formatTree(view: TreeView): string {
-  const children = new Map<string, TreeEntry[]>();
-  for (const plan of view.plans) if (plan.parent) children.set(plan.parent.planId, [...(children.get(plan.parent.planId) ?? []), plan]);
+  const children = groupBy(
+    view.plans.filter((plan) => plan.parent),
+    (plan) => plan.parent!.planId,
+  );
   const lines: string[] = [];
   const visit = (plan: TreeEntry, indent: string) => {
     const who = plan.instance ? `${plan.parent!.nodeId} → ${plan.instance}` : plan.title;

@@ -1,5 +1,6 @@
 import { authoredAttributes } from '../engine/initial-state.js';
 import type { NodeStatus, PlanGraph } from '../model/types.js';
+import { groupBy } from '../model/group-by.js';
 
 /** What a rerun needs of each node of the old plan: its live state. */
 export interface OldNode {
@@ -46,8 +47,11 @@ export function rerunGraph(revision: PlanGraph, nodes: readonly OldNode[], from?
 
 /** The given nodes and every node a path of edges leads to from them. */
 function downstream(graph: PlanGraph, starts: readonly string[]): Set<string> {
-  const children = new Map<string, string[]>();
-  for (const edge of graph.edges) children.set(edge.from, [...(children.get(edge.from) ?? []), edge.to]);
+  const children = groupBy(
+    graph.edges,
+    (edge) => edge.from,
+    (edge) => edge.to,
+  );
   const seen = new Set<string>();
   const stack = [...starts];
   while (stack.length > 0) {

@@ -17,6 +17,7 @@ import type { TreeStore } from './tree/tree-store.js';
 import { knownNodes, readAhead, slotAhead } from './tree/read-ahead.js';
 import { ChildAlong, type ChildrenStarted } from './tree/child-along.js';
 import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
+import { groupBy } from '../model/group-by.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
 export const EXPIRY_RETRIES = 2;
@@ -121,8 +122,11 @@ export class SqlWorkQueue implements WorkQueue {
       const rowIds = reports.map((r) => tokenRowId(r.claim.token));
       // Read at once (one round trip on PostgreSQL, whose server runs them in turn): the leased rows with their
       // plans, whose read takes the tree's lock, then the dependents of the nodes the claims name (locked).
-      const nodesOf = new Map<string, string[]>();
-      for (const { claim } of reports) nodesOf.set(claim.planId, [...(nodesOf.get(claim.planId) ?? []), claim.nodeId]);
+      const nodesOf = groupBy(
+        reports,
+        ({ claim }) => claim.planId,
+        ({ claim }) => claim.nodeId,
+      );
       const planIds = [...nodesOf.keys()];
       // A child plan's end, read ahead with them (tree/read-ahead.ts): whether the finish may end it, and then its parent node.
       const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));

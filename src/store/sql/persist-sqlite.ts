@@ -4,6 +4,7 @@ import { insertEventRows } from './events.js';
 import { named, type Queryable } from './executor.js';
 import { StaleStepError, type NodeWrite, type PlanWrite, type WriteSet } from './persist-rows.js';
 import { TOUCH_SQLITE } from './touch.js';
+import { groupBy } from '../../model/group-by.js';
 
 /**
  * Writes a step's rows on SQLite, inside the caller's write transaction (BEGIN IMMEDIATE: no other
@@ -50,8 +51,11 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
   }
   // The plans the steps were computed on: still in that status (a mismatch throws, and the transaction rolls back), and
   // touched — by their move where they move from that status (which then must apply), else by a touch of their own.
-  const moves = new Map<string, string[]>();
-  for (const plan of writes.plans) moves.set(plan.plan_id, [...(moves.get(plan.plan_id) ?? []), plan.from_status]);
+  const moves = groupBy(
+    writes.plans,
+    (plan) => plan.plan_id,
+    (plan) => plan.from_status,
+  );
   const mustMove = new Set<string>();
   for (const { plan_id, status, revision } of writes.expect) {
     const from = moves.get(plan_id);

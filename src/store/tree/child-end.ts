@@ -9,6 +9,7 @@ import type { Queryable } from '../sql/executor.js';
 import { addDependents, readDependents, type DependentRow, type LoadedPlan } from '../sql/load.js';
 import { childLink, childResult, linkOf, readChildLinks, type ChildEnding, type ChildLinked } from './child-result.js';
 import type { ChildAhead } from './read-ahead.js';
+import { groupBy } from '../../model/group-by.js';
 
 /** A child plan that a written step ended: its parent node is finished in the same transaction. */
 export interface EndedChild {
@@ -111,11 +112,11 @@ async function linksOf(
     const linked = row && linkOf(row);
     if (waitsOn(child, linked)) waiting.set(child.plan.id, { child, linked });
   }
-  const byPlan = new Map<string, string[]>();
-  for (const { child } of waiting.values()) {
-    const { planId, nodeId } = child.plan.parent!;
-    byPlan.set(planId, [...(byPlan.get(planId) ?? []), nodeId]);
-  }
+  const byPlan = groupBy(
+    [...waiting.values()].map(({ child }) => child.plan.parent!),
+    (parent) => parent.planId,
+    (parent) => parent.nodeId,
+  );
   const read = await Promise.all([...byPlan].map(([planId, nodes]) => readDependents(q, planId, nodes)));
   const dependents = new Map([...byPlan.keys()].map((planId, i) => [planId, read[i]!]));
   for (const [id, { child, linked }] of waiting) {
