@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 describe(`dotplan plan report (${testBackend()})`, () => {
@@ -21,11 +21,7 @@ describe(`dotplan plan report (${testBackend()})`, () => {
   // An approval plan run to its end: the worker stops at the question, a person answers, the worker finishes.
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-report-'));
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    }
+    ({ args: db, drop } = await cliDatabase());
     id = (JSON.parse(await ok(['plan', 'create', '--template', 'approval', '--set', 'item=x', '--json'])) as { id: string }).id;
     expect((await cli(['worker', '--until-idle', '--quiet'])).code).toBe(0);
     await ok(['answer', id, 'approve', 'yes', '--by', 'alice']);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 const VALUES: Record<string, string[]> = {
@@ -20,11 +20,7 @@ describe(`dotplan plan (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-cli-'));
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    }
+    ({ args: db, drop } = await cliDatabase());
   });
   afterAll(async () => {
     await drop?.();

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 describe(`usage mistakes (${testBackend()})`, () => {
@@ -18,11 +18,7 @@ describe(`usage mistakes (${testBackend()})`, () => {
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-usage-'));
     writeFileSync(join(cwd, 'plan.dot'), 'digraph { a [type=function toolCode=echo toolInput="hi"] }');
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    }
+    ({ args: db, drop } = await cliDatabase());
   });
   afterAll(async () => {
     await drop?.();

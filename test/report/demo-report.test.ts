@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from '../cli/run-cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -37,11 +37,7 @@ describe(`the demos' run reports (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-demo-report-'));
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      db = ['--db', created.url];
-      drop = created.drop;
-    }
+    ({ args: db, drop } = await cliDatabase());
     await cli(['demo']);
     await cli(['demo', '--reflection']);
     if (hasChromium) {
