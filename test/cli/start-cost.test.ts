@@ -1,7 +1,8 @@
 /**
- * What `dotplan plan list` loads: operators run it in loops, so it loads the read side and its database
- * client, not the MCP client, the LLM client, the HTTP server, the worker, Prisma's generated client
- * or the regular-expression engine of edge conditions. Observed in a real process through a module
+ * What `dotplan plan list` and `plan show` load: operators run them in loops, so `plan list` loads the
+ * read side and its database client, not the MCP client, the LLM client, the HTTP server, the worker,
+ * Prisma's generated client or the regular-expression engine of edge conditions, and `plan show` no client
+ * of an outside service (MCP, A2A, LLM) and not Prisma's. Observed in a real process through a module
  * hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,16 @@ const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
 ];
 
+/** Modules `plan show` has no use for: the clients of the outside services a worker calls, and Prisma's. */
+const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
+  [/\/node_modules\/@modelcontextprotocol\//, 'the MCP client'],
+  [/\/node_modules\/@a2a-js\//, 'the A2A client'],
+  [/\/node_modules\/jose\//, "the A2A client's JWT library"],
+  [/\/node_modules\/openai\//, 'the LLM client'],
+  [/\/node_modules\/hono\//, 'the HTTP server'],
+  [/\/dist\/generated\//, "Prisma's generated client"],
+];
+
 describe(`what plan list loads (${testBackend()})`, () => {
   let cwd: string;
   let db: string[];
@@ -45,25 +56,36 @@ describe(`what plan list loads (${testBackend()})`, () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('lists the plans without loading the MCP client, the LLM client, the HTTP server, the worker or Prisma', async () => {
-    const created = await runCli(['plan', 'create', '--dot', 'plan.dot', '--title', 'listed', ...db], { cwd });
-    expect(created.code, created.stderr).toBe(0);
-    // Then an MCP server in the config (not a working one): a command that uses no tool neither lists nor loads them.
-    writeFileSync(join(cwd, 'dotplan.config.json'), JSON.stringify({ mcp: { files: { command: process.execPath, args: ['-e', '0'] } } }));
+  /** `dotplan <args>` in a real process: its result, and every module it loaded (the hook's lines on standard error). */
+  async function loadedBy(args: string[]) {
     const env = cleanEnv({ NODE_OPTIONS: `--import ${pathToFileURL(join(cwd, 'hook.mjs')).href}` });
-    const listed = await runDotplanProcess(['plan', 'list', ...db], { cwd, env });
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain('listed');
-    const modules = listed.stderr
+    const run = await runDotplanProcess([...args, ...db], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    const modules = run.stderr
       .split('\n')
       .filter((line) => line.startsWith(MARK))
       .map((line) => line.slice(MARK.length));
     // The hook saw the command's own module: an empty list would prove nothing.
     expect(modules.some((url) => url.endsWith('/dist/cli/commands/plan.js'))).toBe(true);
-    const unwanted = NOT_FOR_A_LIST.flatMap(([pattern, what]) => {
+    return { stdout: run.stdout, modules };
+  }
+  const unwantedIn = (modules: readonly string[], list: ReadonlyArray<[RegExp, string]>) =>
+    list.flatMap(([pattern, what]) => {
       const hit = modules.find((url) => pattern.test(url));
       return hit ? [`${what} (${hit})`] : [];
     });
-    expect(unwanted).toEqual([]);
+
+  it('lists and shows plans without loading the clients of services they do not call', async () => {
+    const created = await runCli(['plan', 'create', '--dot', 'plan.dot', '--title', 'listed', ...db], { cwd });
+    expect(created.code, created.stderr).toBe(0);
+    const shown = await loadedBy(['plan', 'show', created.stdout.trim()]);
+    expect(shown.stdout).toContain('toolInput="hi"');
+    // Showing a plan loads the command side, but no client of an outside service it does not call.
+    expect(unwantedIn(shown.modules, NOT_FOR_A_SHOW)).toEqual([]);
+    // Then an MCP server in the config (not a working one): a command that uses no tool neither lists nor loads them.
+    writeFileSync(join(cwd, 'dotplan.config.json'), JSON.stringify({ mcp: { files: { command: process.execPath, args: ['-e', '0'] } } }));
+    const listed = await loadedBy(['plan', 'list']);
+    expect(listed.stdout).toContain('listed');
+    expect(unwantedIn(listed.modules, NOT_FOR_A_LIST)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { RemoteCancel } from '../../store/remote-tasks.js';
 import type { Store } from '../../store/types.js';
 import { audit } from './audit.js';
-import { TERMINAL_STATES } from './connect.js';
+import { TERMINAL_STATES } from './states.js';
 import type { RemoteAgents } from './remote-agents.js';
 import { readRemoteTask } from './remote-task.js';
 

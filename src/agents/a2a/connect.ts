@@ -1,5 +1,6 @@
 import { Role, TaskState, type AgentCard, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { TERMINAL_STATES, type RemoteState } from './states.js';
 
 /**
  * The one module that speaks to `@a2a-js/sdk`'s client (protocol v1.0; pinned, the SDK moves fast):
@@ -8,11 +9,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
  * compatibility is on, so agents of the older protocol are reached too.
  */
 
-/** A remote task's state, as A2A names it. */
-export type RemoteState = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'unknown';
-
-/** States after which the task changes no more. */
-export const TERMINAL_STATES: ReadonlySet<RemoteState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
+export type { RemoteState } from './states.js';
 
 /** What one event of a remote task says: its ids, its state, the text and data of its status message, its artifacts so far. */
 export interface RemoteUpdate {

@@ -9,7 +9,7 @@ import type { ToolLog } from '../../worker/tool-logs.js';
 import { callNotAllowed } from '../start-child.js';
 import { AGENT_KINDS, type AgentDefinition } from '../types.js';
 import { deliverCancels } from './cancels.js';
-import { connectRemoteAgent, type RemoteAgentClient } from './connect.js';
+import type { RemoteAgentClient } from './connect.js';
 import { foreignInterface } from './policy.js';
 import { Redactor } from './redact.js';
 import { runRemoteTask } from './run-task.js';
@@ -103,6 +103,8 @@ export class RemoteAgents {
   async #connect(agent: AgentDefinition): Promise<RemoteAgentClient> {
     const bearer = this.#bearer(agent);
     const base = agent.url!.endsWith('/') ? agent.url! : `${agent.url!}/`;
+    // The SDK is loaded when an agent is first reached: a command that runs no remote task does not load it.
+    const { connectRemoteAgent } = await import('./connect.js');
     const client = await connectRemoteAgent(base, bearer, AbortSignal.timeout(CARD_TIMEOUT_MS));
     const foreign = foreignInterface(agent, client.card);
     if (foreign) throw new PolicyError(foreign);

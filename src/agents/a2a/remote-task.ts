@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RemoteState } from './connect.js';
+import type { RemoteState } from './states.js';
 
 /**
  * What an agent node knows of its task at an external agent (`nodes.remote_task`), kept under the
