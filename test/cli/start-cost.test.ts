@@ -36,7 +36,7 @@ const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
   [/\/dist\/generated\//, "Prisma's generated client"],
 ];
 
-describe(`what plan list loads (${testBackend()})`, () => {
+describe(`what plan list and plan show load (${testBackend()})`, () => {
   let cwd: string;
   let db: string[];
   let drop: (() => Promise<void>) | undefined;
