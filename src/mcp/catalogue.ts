@@ -14,10 +14,23 @@ export interface CachedServer {
   tools: McpToolInfo[];
 }
 
+/** A server's last listing that failed, for the settings whose fingerprint it holds. */
+interface FailedListing {
+  fingerprint: string;
+  /** When (ISO 8601). */
+  at: string;
+  reason: string;
+}
+
 interface CatalogueFile {
   version: 1;
   servers: Record<string, CachedServer>;
+  /** Listings that failed lately: not tried again by every command (each try may wait for a connect timeout). */
+  failures?: Record<string, FailedListing>;
 }
+
+/** How long a failed listing stands before a command that needs the list tries again (a refresh tries at once). */
+export const RETRY_LISTING_AFTER_MS = 60_000;
 
 /**
  * The tools of the configured MCP servers, cached in a file so that `validate`, the LLM's prompt and
@@ -39,7 +52,9 @@ export class McpCatalogue {
    * Reads the cache and lists the servers it lacks (or all of `refresh`: `true` for every server). A
    * server that cannot be listed is named in `failed` with the reason and keeps its entry only if that
    * was listed with its present settings (a refresh that failed): without one it has no tools here,
-   * and what needs them says why (ToolRegistry.unavailable) while nothing else stops.
+   * and what needs them says why (ToolRegistry.unavailable) while nothing else stops. The failure is
+   * kept for RETRY_LISTING_AFTER_MS: the commands meanwhile report it without starting or reaching the
+   * server again (one whose address drops packets costs each try the 30 s connect timeout).
    */
   static async load(
     servers: Readonly<Record<string, McpServerConfig>>,
@@ -49,18 +64,30 @@ export class McpCatalogue {
     const catalogue = new McpCatalogue(path, await readCatalogue(path));
     const stale = Object.entries(servers).filter(([name, server]) => {
       const wanted = options.refresh === true || (Array.isArray(options.refresh) && options.refresh.includes(name));
-      return wanted || catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server);
+      if (wanted) return true;
+      if (catalogue.file.servers[name]?.fingerprint === serverFingerprint(server)) return false;
+      // A listing of these settings that failed within the last minute stands: the command goes on without trying again.
+      const failure = catalogue.file.failures?.[name];
+      if (failure?.fingerprint === serverFingerprint(server) && Date.now() - Date.parse(failure.at) < RETRY_LISTING_AFTER_MS) {
+        catalogue.failed.set(name, `${failure.reason} (at ${failure.at}; tried again a minute later, or now by \`dotplan mcp tools --refresh\`)`);
+        return false;
+      }
+      return true;
     });
     if (stale.length === 0) return catalogue;
+    const failures = (catalogue.file.failures ??= {});
     const listed = await Promise.allSettled(stale.map(([name, server]) => listTools(name, server, options.cwd)));
     for (const [i, [name, server]] of stale.entries()) {
       const outcome = listed[i]!;
       if (outcome.status === 'fulfilled') {
         catalogue.file.servers[name] = entry(server, outcome.value);
+        delete failures[name];
         continue;
       }
       if (catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server)) delete catalogue.file.servers[name];
-      catalogue.failed.set(name, outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason));
+      const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+      failures[name] = { fingerprint: serverFingerprint(server), at: new Date().toISOString(), reason };
+      catalogue.failed.set(name, reason);
     }
     await catalogue.save();
     return catalogue;
@@ -74,6 +101,7 @@ export class McpCatalogue {
   /** Records a server's tools as it now lists them, and saves the cache. */
   async update(name: string, server: McpServerConfig, tools: McpToolInfo[]): Promise<void> {
     this.file.servers[name] = entry(server, tools);
+    delete this.file.failures?.[name];
     await this.save();
   }
 
@@ -103,7 +131,10 @@ async function listTools(name: string, server: McpServerConfig, cwd: string): Pr
 async function readCatalogue(path: string): Promise<CatalogueFile> {
   try {
     const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<CatalogueFile>;
-    if (parsed.version === 1 && parsed.servers !== null && typeof parsed.servers === 'object') return { version: 1, servers: parsed.servers };
+    if (parsed.version === 1 && parsed.servers !== null && typeof parsed.servers === 'object') {
+      const failures = parsed.failures !== null && typeof parsed.failures === 'object' ? { failures: parsed.failures } : {};
+      return { version: 1, servers: parsed.servers, ...failures };
+    }
   } catch {
     // no cache yet, or not one this version wrote: listed again
   }

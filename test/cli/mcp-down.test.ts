@@ -2,10 +2,12 @@
  * A configured MCP server that cannot be started (and whose tools were never listed) stops only what
  * needs its tools: an operator still creates plans that do not use it, shows, lists and cancels them
  * and reads the inbox; `validate` of a plan that calls it names the server and why, and a worker does
- * not start, saying so. Before, every command that opened the database failed with the server's error.
+ * not start, saying so; a failed listing stands for a minute, so that commands meanwhile do not each wait on
+ * the server again. Before, every command that opened the database failed with the server's error.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliDatabase, testBackend } from '../support/db.js';
@@ -42,6 +44,39 @@ describe(`a configured MCP server that is down (${testBackend()})`, () => {
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toContain('cancelled');
     expect((await cli('inbox')).code).toBe(0);
+  });
+
+  it('does not try again for a minute: each command would otherwise wait on the server (a refresh tries at once)', async () => {
+    // An HTTP server that drops every connection it accepts, counting them.
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const config = join(cwd, 'drops.config.json');
+    writeFileSync(config, JSON.stringify({ mcp: { drops: { url: `http://127.0.0.1:${port}/mcp` } } }));
+    try {
+      const first = await cli('validate', 'plain.dot', '--config', config);
+      expect(first.code, first.stderr).toBe(0);
+      const tried = connections;
+      expect(tried).toBeGreaterThan(0);
+      const listed = await cli('plan', 'list', '--config', config);
+      expect(listed.code, listed.stderr).toBe(0);
+      const again = await cli('validate', 'plain.dot', '--config', config);
+      expect(again.code, again.stderr).toBe(0);
+      expect(connections).toBe(tried);
+      const refreshed = await cli('mcp', 'tools', '--refresh', '--config', config);
+      expect(refreshed.code).toBe(1);
+      expect(refreshed.stderr).toContain('MCP server "drops" could not be started or reached');
+      expect(connections).toBeGreaterThan(tried);
+      const reported = await cli('mcp', 'tools', '--config', config);
+      expect(reported.code).toBe(1);
+      expect(reported.stderr).toContain('tried again a minute later, or now by `dotplan mcp tools --refresh`');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('names the server and why where its tools are needed: validating a plan that calls it, starting a worker', async () => {
