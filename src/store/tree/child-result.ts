@@ -6,6 +6,7 @@ import { chunk, forUpdate, marks, NO_SQL, type Queryable, type Statement } from 
 import { LOADED_COLUMNS, loadedFromColumns, type LoadedPlan, type LoadedPlanColumns, type Row } from '../sql/load.js';
 import { parseJsonObject } from '../rows.js';
 import { decodeText } from '../text.js';
+import { groupBy } from '../../model/group-by.js';
 
 /** A child plan's end as its parent node's step needs it, with the node's link to it. */
 export interface ChildEnd {
@@ -124,13 +125,7 @@ export async function readChildLinks(
   children: ReadonlyArray<{ id: string; parent: { planId: string; nodeId: string } }>,
 ): Promise<Map<string, ChildLinkRow>> {
   const out = new Map<string, ChildLinkRow>();
-  const byParentPlan = new Map<string, Array<(typeof children)[number]>>();
-  for (const child of children) {
-    const same = byParentPlan.get(child.parent.planId);
-    if (same) same.push(child);
-    else byParentPlan.set(child.parent.planId, [child]);
-  }
-  for (const [planId, all] of byParentPlan) {
+  for (const [planId, all] of groupBy(children, (child) => child.parent.planId)) {
     for (const part of chunk(all, 200)) {
       const ids = part.map((c) => c.id);
       const nodes = [...new Set(part.map((c) => c.parent.nodeId))];
