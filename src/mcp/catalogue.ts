@@ -62,13 +62,14 @@ export class McpCatalogue {
   ): Promise<McpCatalogue> {
     const path = resolve(options.cwd, MCP_CATALOGUE_PATH);
     const catalogue = new McpCatalogue(path, await readCatalogue(path));
-    const stale = Object.entries(servers).filter(([name, server]) => {
+    const configured = Object.entries(servers).map(([name, server]) => ({ name, server, fingerprint: serverFingerprint(server) }));
+    const stale = configured.filter(({ name, fingerprint }) => {
       const wanted = options.refresh === true || (Array.isArray(options.refresh) && options.refresh.includes(name));
       if (wanted) return true;
-      if (catalogue.file.servers[name]?.fingerprint === serverFingerprint(server)) return false;
+      if (catalogue.file.servers[name]?.fingerprint === fingerprint) return false;
       // A listing of these settings that failed within the last minute stands: the command goes on without trying again.
       const failure = catalogue.file.failures?.[name];
-      if (failure?.fingerprint === serverFingerprint(server) && Date.now() - Date.parse(failure.at) < RETRY_LISTING_AFTER_MS) {
+      if (failure?.fingerprint === fingerprint && Date.now() - Date.parse(failure.at) < RETRY_LISTING_AFTER_MS) {
         catalogue.failed.set(name, `${failure.reason} (at ${failure.at}; tried again a minute later, or now by \`dotplan mcp tools --refresh\`)`);
         return false;
       }
@@ -76,17 +77,17 @@ export class McpCatalogue {
     });
     if (stale.length === 0) return catalogue;
     const failures = (catalogue.file.failures ??= {});
-    const listed = await Promise.allSettled(stale.map(([name, server]) => listTools(name, server, options.cwd)));
-    for (const [i, [name, server]] of stale.entries()) {
+    const listed = await Promise.allSettled(stale.map(({ name, server }) => listTools(name, server, options.cwd)));
+    for (const [i, { name, fingerprint }] of stale.entries()) {
       const outcome = listed[i]!;
       if (outcome.status === 'fulfilled') {
-        catalogue.file.servers[name] = entry(server, outcome.value);
+        catalogue.file.servers[name] = entry(fingerprint, outcome.value);
         delete failures[name];
         continue;
       }
-      if (catalogue.file.servers[name]?.fingerprint !== serverFingerprint(server)) delete catalogue.file.servers[name];
+      if (catalogue.file.servers[name]?.fingerprint !== fingerprint) delete catalogue.file.servers[name];
       const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-      failures[name] = { fingerprint: serverFingerprint(server), at: new Date().toISOString(), reason };
+      failures[name] = { fingerprint, at: new Date().toISOString(), reason };
       catalogue.failed.set(name, reason);
     }
     await catalogue.save();
@@ -100,7 +101,7 @@ export class McpCatalogue {
 
   /** Records a server's tools as it now lists them, and saves the cache. */
   async update(name: string, server: McpServerConfig, tools: McpToolInfo[]): Promise<void> {
-    this.file.servers[name] = entry(server, tools);
+    this.file.servers[name] = entry(serverFingerprint(server), tools);
     delete this.file.failures?.[name];
     await this.save();
   }
@@ -114,8 +115,8 @@ export class McpCatalogue {
   }
 }
 
-function entry(server: McpServerConfig, tools: McpToolInfo[]): CachedServer {
-  return { fingerprint: serverFingerprint(server), listedAt: new Date().toISOString(), tools };
+function entry(fingerprint: string, tools: McpToolInfo[]): CachedServer {
+  return { fingerprint, listedAt: new Date().toISOString(), tools };
 }
 
 async function listTools(name: string, server: McpServerConfig, cwd: string): Promise<McpToolInfo[]> {

@@ -13,6 +13,8 @@ import { preparePlan, requireReview, type FromDot, type FromGoal, type FromTempl
 import type { NodeRecord, PlanRecord } from '../store/types.js';
 import { Worker } from '../worker/worker.js';
 import { ToolRegistry } from '../tools/registry.js';
+import type { ToolCatalogue } from '../tools/types.js';
+import { unlistedServerFix } from '../mcp/tool-codes.js';
 import { DotplanError } from '../errors/errors.js';
 import * as review from './review.js';
 import { parseDuration } from '../model/duration.js';
@@ -238,13 +240,13 @@ export class Dotplan extends DotplanReads {
  * A worker runs the plans' tools: it does not start while a configured MCP server's tools are unknown
  * (the server could not be listed and none are cached), naming the server and why. Other commands go on.
  */
-function refuseUnlistedServers(tools: unknown): void {
+function refuseUnlistedServers(tools: ToolCatalogue): void {
   if (!(tools instanceof ToolRegistry)) return;
   const [first] = tools.unlistedServers;
   if (!first) return;
   const [server, why] = first;
   throw new DotplanError(
     'CONFIG',
-    `a worker needs the tools of MCP server "${server}", which could not be listed: ${why}; start the server (or fix its settings under "mcp" in the config file) and start the worker again`,
+    `a worker needs the tools of MCP server "${server}", which could not be listed: ${why}; ${unlistedServerFix(server, 'start the worker again')}`,
   );
 }

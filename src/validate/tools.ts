@@ -6,7 +6,7 @@ import { describeIssues } from '../tools/describe-issues.js';
 import type { GraphNode } from '../model/types.js';
 import { atNode, q, type Check, type CheckContext } from './context.js';
 import { nearest } from './suggest.js';
-import { mcpServerOf } from '../mcp/tool-codes.js';
+import { mcpServerOf, unlistedServerFix } from '../mcp/tool-codes.js';
 
 /**
  * `toolCode`s are registered tools (never evaluated); `toolCalls` is a JSON array of calls; an input
@@ -61,7 +61,7 @@ function unknownTool(ctx: CheckContext, node: GraphNode, code: string, attribute
       severity: 'error',
       message: `tool ${q(code)} of node ${q(node.id)} is not known: ${why}`,
       ...atNode(node, attribute),
-      fix: `start MCP server "${server}" (or fix its settings under "mcp" in the config file), then run this again: \`dotplan mcp tools --server ${server}\` lists its tools once it answers`,
+      fix: unlistedServerFix(server, `run this again: \`dotplan mcp tools --server ${server}\` lists its tools once it answers`),
     };
   }
   const known = tools.list?.().map((t) => t.code) ?? [];
@@ -83,15 +83,13 @@ function inputRefused(ctx: CheckContext, node: GraphNode, code: string, input: u
   if (!schema || hasReferences(input)) return undefined;
   const checked = schema.safeParse(input);
   if (checked.success) return undefined;
+  const server = mcpServerOf(code);
   return {
     code: 'TOOL_INPUT_INVALID',
     severity: 'error',
     message: `${where} of node ${q(node.id)} does not fit the input of tool ${q(code)}: ${describeIssues(checked.error)}`,
     ...atNode(node, attribute),
-    fix:
-      mcpServerOf(code) !== undefined
-        ? `change ${where} to what "${code}" takes: \`dotplan mcp tools --server ${mcpServerOf(code)}\` shows its input schema`
-        : `change ${where} to what "${code}" takes`,
+    fix: `change ${where} to what "${code}" takes${server !== undefined ? `: \`dotplan mcp tools --server ${server}\` shows its input schema` : ''}`,
   };
 }
 

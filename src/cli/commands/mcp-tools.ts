@@ -32,7 +32,7 @@ export function registerMcpToolsCommand(mcp: Command, getContext: GetContext): v
         return;
       }
       const { McpCatalogue } = await import('../../mcp/catalogue.js');
-      const { mcpToolCode } = await import('../../mcp/tool-codes.js');
+      const { mcpToolCode, unlistedServerFix } = await import('../../mcp/tool-codes.js');
       const shown = opts.server !== undefined ? [opts.server] : names;
       const catalogue = await McpCatalogue.load(servers, { cwd: ctx.io.cwd, refresh: opts.refresh === true ? shown : false });
       const rows = shown.flatMap((server) =>
@@ -55,7 +55,7 @@ export function registerMcpToolsCommand(mcp: Command, getContext: GetContext): v
       for (const server of shown) {
         const why = catalogue.failed.get(server);
         if (why === undefined) continue;
-        ctx.io.err(`error: ${why}`);
+        ctx.io.err(`error: ${why}; ${unlistedServerFix(server, 'run `dotplan mcp tools --refresh`')}`);
         ctx.exitCode = 1;
       }
     });
