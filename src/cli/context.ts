@@ -66,17 +66,17 @@ export async function createContext(flags: GlobalFlags, io: CliIO): Promise<CliC
       createRegistry({ userModules: config.tools, http: config.http, mcp: config.mcp, cwd: io.cwd }),
     ));
   // Loaded here, not above: a command that needs no database (validate, render) does not load its client.
+  const store = async (create: boolean) =>
+    (await import('../store/index.js')).openStore({ url: config.databaseUrl, cwd: io.cwd, create, retryDefaults: config.retry });
   const parts = async (create: boolean) => {
-    const [{ buildAgentRegistry }, { openStore }, registry] = await Promise.all([import('../agents/registry.js'), import('../store/index.js'), getTools()]);
+    const [{ buildAgentRegistry }, registry] = await Promise.all([import('../agents/registry.js'), getTools()]);
     const agents = buildAgentRegistry(config.agents, registry);
-    const store = await openStore({ url: config.databaseUrl, cwd: io.cwd, create, retryDefaults: config.retry });
-    return [store, registry, config, io.cwd, agents] as const;
+    return [await store(create), registry, config, io.cwd, agents] as const;
   };
   // The read side's commands use no tool: the built-in ones only — no user module is loaded, no MCP server started or its client loaded.
   const readParts = async () => {
-    const [{ createRegistry }, { openStore }] = await Promise.all([import('../tools/registry.js'), import('../store/index.js')]);
-    const store = await openStore({ url: config.databaseUrl, cwd: io.cwd, create: false, retryDefaults: config.retry });
-    return [store, await createRegistry({ http: config.http }), config, io.cwd] as const;
+    const { createRegistry } = await import('../tools/registry.js');
+    return [await store(false), await createRegistry({ http: config.http }), config, io.cwd] as const;
   };
   return {
     config,
