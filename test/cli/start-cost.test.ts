@@ -16,16 +16,6 @@ import { runCli } from './run-cli.js';
 
 const MARK = 'dotplan-test-loaded ';
 
-/** Modules a command that only reads plans has no use for, and what each stands for. */
-const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
-  [/\/node_modules\/@modelcontextprotocol\//, 'the MCP client'],
-  [/\/node_modules\/openai\//, 'the LLM client'],
-  [/\/node_modules\/hono\//, 'the HTTP server'],
-  [/\/dist\/worker\/worker\.js$/, 'the worker'],
-  [/\/dist\/generated\//, "Prisma's generated client"],
-  [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
-];
-
 /** Modules `plan show` has no use for: the clients of the outside services a worker calls, and Prisma's. */
 const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP client'],
@@ -34,6 +24,13 @@ const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/openai\//, 'the LLM client'],
   [/\/node_modules\/hono\//, 'the HTTP server'],
   [/\/dist\/generated\//, "Prisma's generated client"],
+];
+
+/** Modules a command that only reads plans has no use for: those, and the worker and the engine's edge conditions. */
+const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
+  ...NOT_FOR_A_SHOW,
+  [/\/dist\/worker\/worker\.js$/, 'the worker'],
+  [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
 ];
 
 describe(`what plan list and plan show load (${testBackend()})`, () => {
