@@ -1,4 +1,5 @@
 import { writeDot } from '../dot/index.js';
+import { copyGraph } from '../model/copy-graph.js';
 import type { PlanGraph } from '../model/types.js';
 import { fromTemplate, type PreparedPlan } from '../plans/prepare-plan.js';
 import { loadTemplate, type Template } from '../templates/index.js';
@@ -26,13 +27,36 @@ export interface ChildPlanContext {
 }
 
 /**
+ * How long a worker uses a template it looked up without looking at its file again: an edited
+ * template is made afresh for the children started after that (a look is two stats, about a tenth of
+ * an agent step on these machines).
+ */
+export const TEMPLATE_FRESH_MS = 1_000;
+
+/**
  * Workflow children made of one template with the same values are alike but for their title: each
  * is instantiated and validated once per template read (catalogue.ts keeps a template while its file
- * is unchanged: an edited template is made afresh) and values, then copied. For one context's tools
- * and validation only; a template's most recent 100 sets of values are kept.
+ * is unchanged: an edited template is made afresh) and values, then copied. A template is looked up
+ * by name at most once per TEMPLATE_FRESH_MS. For one context's tools and validation only; a
+ * template's most recent 100 sets of values are kept.
  */
 export class PreparedTemplates {
   readonly #made = new WeakMap<Template, Map<string, PreparedPlan>>();
+  readonly #looked = new Map<string, { template: Template; at: number }>();
+
+  /** `now`: the clock of the template look-ups (ms). */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The template under this key (a name and where it is looked up), as `load` gives it at most TEMPLATE_FRESH_MS ago. */
+  template(key: string, load: () => Template): Template {
+    const now = this.now();
+    const looked = this.#looked.get(key);
+    if (looked && now - looked.at < TEMPLATE_FRESH_MS) return looked.template;
+    const template = load();
+    if (this.#looked.size >= 1000) this.#looked.clear();
+    this.#looked.set(key, { template, at: now });
+    return template;
+  }
 
   get(template: Template, values: Readonly<Record<string, string>>, ctx: Pick<ChildPlanContext, 'tools' | 'validation'>): PreparedPlan {
     let byValues = this.#made.get(template);
@@ -45,7 +69,7 @@ export class PreparedTemplates {
       byValues.set(key, prepared);
     }
     // The graph becomes the child's snapshot: each child gets its own.
-    return { ...prepared, graph: structuredClone(prepared.graph) };
+    return { ...prepared, graph: copyGraph(prepared.graph) };
   }
 }
 
@@ -57,7 +81,8 @@ export class PreparedTemplates {
 export const CHILD_PLANS: Readonly<Record<string, (agent: ChildAgent, input: ChildInput, ctx: ChildPlanContext) => Promise<PreparedPlan>>> = {
   /** A workflow agent instantiates its template with the node's agentParams (and inherited values). */
   workflow: async (agent, input, ctx) => {
-    const template = loadTemplate(agent.template ?? '', ctx.templateDirs, ctx.cwd);
+    const load = () => loadTemplate(agent.template ?? '', ctx.templateDirs, ctx.cwd);
+    const template = ctx.prepared ? ctx.prepared.template(`${ctx.templateDirs.join('\u0000')}\u0000${agent.template ?? ''}`, load) : load();
     const values = { ...input.inherited, ...input.agentParams };
     const prepared = ctx.prepared ? ctx.prepared.get(template, values, ctx) : fromTemplate(ctx.tools, template, values, ctx.validation);
     return { ...prepared, title: titleOf(agent, input), updateLog: `Created by agent ${agent.code} (template ${template.name}) for: ${input.task}` };
