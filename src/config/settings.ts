@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import cron from 'node-cron';
+import { createRequire } from 'node:module';
 import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { parseNotifiers } from '../notify/targets.js';
@@ -144,7 +144,7 @@ export function fromJson(kind: Kind, value: unknown, baseDir: string, env: Env =
     case 'duration':
       return typeof value === 'string' && parseDuration(value) !== undefined ? { ok: true, value } : bad;
     case 'cron':
-      return typeof value === 'string' && cron.validate(value) ? { ok: true, value } : bad;
+      return typeof value === 'string' && validCron(value) ? { ok: true, value } : bad;
     case 'notifiers':
       return parseNotifiers(value, env);
     case 'boolean':
@@ -183,4 +183,13 @@ function describe(kind: Kind): string {
     case 'mcp':
       return 'must be an object of MCP servers by name, such as {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}';
   }
+}
+
+/**
+ * node-cron's check of a schedule, loaded (its CommonJS build) the first time a schedule is checked:
+ * most commands set none, and loading it cost every command about 25 ms.
+ */
+const loadModule = createRequire(import.meta.url);
+function validCron(value: string): boolean {
+  return (loadModule('node-cron') as typeof import('node-cron')).validate(value);
 }

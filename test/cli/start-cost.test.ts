@@ -26,11 +26,12 @@ const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
   [/\/dist\/generated\//, "Prisma's generated client"],
 ];
 
-/** Modules a command that only reads plans has no use for: those, and the worker and the engine's edge conditions. */
+/** Modules a command that only reads plans has no use for: those, and the worker, its poll schedule and the engine's edge conditions. */
 const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
   ...NOT_FOR_A_SHOW,
   [/\/dist\/worker\/worker\.js$/, 'the worker'],
   [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
+  [/\/node_modules\/node-cron\//, "the worker's poll schedule"],
 ];
 
 describe(`what plan list and plan show load (${testBackend()})`, () => {
