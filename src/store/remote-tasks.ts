@@ -1,7 +1,7 @@
 import { CLAIM_ROW, withPlans, type ClaimRow } from './sql/claim.js';
 import { forUpdate, type Db } from './sql/executor.js';
 import { newLeaseToken, tokenRowId } from './sql/load.js';
-import { REMOTE_CHECK } from './sql/waits.js';
+import { IN_RUNNING_PLAN, REMOTE_CHECK } from './sql/waits.js';
 import type { ClaimedNode } from './types.js';
 import { decodeText, encodeText } from './text.js';
 
@@ -52,7 +52,7 @@ export interface RemoteCancel {
 }
 
 /** A parked node (`n`) of a running plan whose check is due. */
-const CHECK_DUE = `${REMOTE_CHECK} AND n.lease_expires_at <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+const CHECK_DUE = `${REMOTE_CHECK} AND n.lease_expires_at <= NOW AND ${IN_RUNNING_PLAN}`;
 
 export class SqlRemoteTasks implements RemoteTasks {
   constructor(private readonly db: Db) {}

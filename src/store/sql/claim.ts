@@ -7,6 +7,7 @@ import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
 import { insertEvents } from './events.js';
 import { marks, type Queryable } from './executor.js';
 import { pgTouch } from './touch.js';
+import { IN_RUNNING_PLAN } from './waits.js';
 
 /**
  * Claiming ready work, atomically, with a lease from the database clock: a node is claimable when
@@ -23,9 +24,9 @@ if (!canMoveNode('ready', 'running', 'engine')) throw new Error('the state machi
  * Claimable: ready, not held (`held = 1`: the plan is not running — the partial index
  * nodes_claimable_idx holds only the others, so a paused plan's ready nodes are never scanned), due,
  * and of a running plan. The plan check stays (a node that became ready in a paused plan is not held
- * yet); it is a scalar subquery, not a join, so that the planner walks the index in order whatever its statistics say.
+ * yet; IN_RUNNING_PLAN).
  */
-export const DUE = `n.status = 'ready' AND n.held = 0 AND n.run_after <= NOW AND (SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+export const DUE = `n.status = 'ready' AND n.held = 0 AND n.run_after <= NOW AND ${IN_RUNNING_PLAN}`;
 
 /** Most dependents a claim describes; a node with more finishes through the locking path. */
 const BASIS_LIMIT = 500;

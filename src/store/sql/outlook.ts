@@ -1,6 +1,7 @@
 import { LLM_MODES_SQL } from '../../model/plan-modes.js';
 import { NODE_WAITS } from '../../model/waiting.js';
-import { HELD_BY_WORKER, REMOTE_CHECK, WAITS_FOR_PERSON } from './waits.js';
+import { DUE } from './claim.js';
+import { HELD_BY_WORKER, IN_RUNNING_PLAN, READY_LATER, REMOTE_CHECK, WAITS_FOR_PERSON } from './waits.js';
 import { LLM_UNHELD } from '../llm-queue.js';
 import type { Outlook } from '../types.js';
 import type { Queryable } from './executor.js';
@@ -9,17 +10,15 @@ import type { Queryable } from './executor.js';
  * What keeps workers busy (for `--until-idle` and wake-up timers), in one indexed scan: ready and
  * waiting nodes of running plans, and running nodes of any plan (a paused or failed plan's running
  * nodes still finish, and their leases can still run out). A node parked on its remote task counts as
- * work due later, at its next check.
+ * work due later, at its next check. "Ready" is what a claim would take now (claim.ts's DUE).
  */
-/** A scalar subquery rather than a join: the scan stays on the status index whatever the number of stored plans. */
-const LIVE = `(SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
 const OUTLOOK =
   `SELECT ` +
-  `COALESCE(SUM(CASE WHEN n.status = 'ready' AND n.run_after <= NOW AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "ready", ` +
+  `COALESCE(SUM(CASE WHEN ${DUE} THEN 1 ELSE 0 END), 0) AS "ready", ` +
   `COALESCE(SUM(CASE WHEN ${HELD_BY_WORKER} THEN 1 ELSE 0 END), 0) AS "running", ` +
-  `COALESCE(SUM(CASE WHEN ((n.status = 'ready' AND n.run_after > NOW) OR ${REMOTE_CHECK}) AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "retryPending", ` +
-  `COALESCE(SUM(CASE WHEN ${WAITS_FOR_PERSON} AND ${LIVE} THEN 1 ELSE 0 END), 0) AS "awaitingInput", ` +
-  `MIN(CASE WHEN n.status = 'ready' AND n.run_after > NOW AND ${LIVE} THEN n.run_after WHEN ${REMOTE_CHECK} AND ${LIVE} THEN n.lease_expires_at END) AS "nextDueAt", ` +
+  `COALESCE(SUM(CASE WHEN ((${READY_LATER}) OR ${REMOTE_CHECK}) AND ${IN_RUNNING_PLAN} THEN 1 ELSE 0 END), 0) AS "retryPending", ` +
+  `COALESCE(SUM(CASE WHEN ${WAITS_FOR_PERSON} AND ${IN_RUNNING_PLAN} THEN 1 ELSE 0 END), 0) AS "awaitingInput", ` +
+  `MIN(CASE WHEN ${READY_LATER} AND ${IN_RUNNING_PLAN} THEN n.run_after WHEN ${REMOTE_CHECK} AND ${IN_RUNNING_PLAN} THEN n.lease_expires_at END) AS "nextDueAt", ` +
   `MIN(CASE WHEN ${HELD_BY_WORKER} THEN n.lease_expires_at END) AS "nextExpiry" ` +
   `FROM nodes n WHERE n.status IN ('ready', 'running', '${NODE_WAITS}')`;
 

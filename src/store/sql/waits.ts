@@ -28,3 +28,11 @@ export const WAITS_OUTSIDE = `n.status = 'running' AND n.lease_token IS NULL`;
 export const REMOTE_CHECK = `n.status = 'running' AND n.lease_token IS NULL AND n.remote_task IS NOT NULL`;
 /** A node waiting for a person's answer (`n`). */
 export const WAITS_FOR_PERSON = `n.status = '${NODE_WAITS}'`;
+
+/**
+ * The node's plan (`n`'s) is running: a scalar subquery rather than a join, so that a scan stays on its
+ * index, in its order, whatever the number of stored plans and whatever their statistics say.
+ */
+export const IN_RUNNING_PLAN = `(SELECT p.status FROM plans p WHERE p.id = n.plan_id) = 'running'`;
+/** A ready node (`n`) whose time has not come: a retry's backoff (`run_after` later than now). */
+export const READY_LATER = `n.status = 'ready' AND n.run_after > NOW`;
