@@ -14,7 +14,7 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../../src/llm/scripted-server.js';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { cleanEnv } from '../support/run.js';
 import { runDotplanProcess, spawnDotplan, type DotplanProcess } from '../support/subprocess.js';
 import { waitUntil } from '../support/wait.js';
@@ -69,8 +69,7 @@ describe(`dotplan as an A2A agent (${testBackend()})`, () => {
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-a2a-'));
     writeTemplates(cwd);
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') ({ url, drop } = await createPostgresDatabase());
+    ({ url, drop } = await testDatabase(cwd));
     llm = await startScriptedServer({
       script: {
         replies: [

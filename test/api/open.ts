@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDotplan, type OpenDotplanOptions } from '../../src/operations/open.js';
 import type { Dotplan } from '../../src/operations/dotplan.js';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testDatabase } from '../support/db.js';
 
 export interface TestDotplan {
   dotplan: Dotplan;
@@ -20,7 +20,7 @@ export interface TestDotplan {
 
 export async function openTestDotplan(options: OpenDotplanOptions = {}): Promise<TestDotplan> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-api-'));
-  const database = testBackend() === 'postgres' ? await createPostgresDatabase() : { url: `file:${join(dir, 'dotplan.db')}`, drop: async () => undefined };
+  const database = await testDatabase(dir, 'dotplan.db');
   const dotplan = await openDotplan({ cwd: dir, ...options, config: { ...options.config, databaseUrl: database.url } });
   return {
     dotplan,

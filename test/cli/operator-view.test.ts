@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 describe(`what operators see (${testBackend()})`, () => {
@@ -24,12 +24,7 @@ describe(`what operators see (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-view-'));
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') {
-      const created = await createPostgresDatabase();
-      url = created.url;
-      drop = created.drop;
-    }
+    ({ url, drop } = await testDatabase(cwd));
   });
   afterAll(async () => {
     await drop?.();

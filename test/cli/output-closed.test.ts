@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { spawnDotplan, type DotplanProcess } from '../support/cli.js';
 import { runCli } from './run-cli.js';
 
@@ -22,8 +22,7 @@ describe(`a closed standard output (${testBackend()})`, () => {
   async function setup(): Promise<{ cwd: string; db: string[] }> {
     const cwd = mkdtempSync(join(tmpdir(), 'dotplan-epipe-'));
     cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
-    if (testBackend() !== 'postgres') return { cwd, db: ['--db', `file:${join(cwd, 'plans.db')}`] };
-    const created = await createPostgresDatabase();
+    const created = await testDatabase(cwd);
     cleanups.push(created.drop);
     return { cwd, db: ['--db', created.url] };
   }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { spawnDotplan } from '../support/subprocess.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -20,8 +20,7 @@ describe(`dotplan serve (${testBackend()})`, () => {
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-serve-'));
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') ({ url, drop } = await createPostgresDatabase());
+    ({ url, drop } = await testDatabase(cwd));
   });
   afterAll(async () => {
     await drop?.();

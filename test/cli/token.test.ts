@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DotplanTokens } from '../../src/operations/tokens.js';
 import { openStore } from '../../src/store/index.js';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 describe(`dotplan token (${testBackend()})`, () => {
@@ -30,8 +30,7 @@ describe(`dotplan token (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-token-'));
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') ({ url, drop } = await createPostgresDatabase());
+    ({ url, drop } = await testDatabase(cwd));
   });
   afterAll(async () => {
     await drop?.();

@@ -26,7 +26,7 @@ import {
   type InProcessOptions,
   type RunResult,
 } from '../support/cli.js';
-import { createPostgresDatabase, testBackend, type TestBackend } from '../support/db.js';
+import { testBackend, testDatabase, type TestBackend } from '../support/db.js';
 
 export const FIXTURE_TOOLS = fileURLToPath(new URL('../fixtures/tools/tools.mjs', import.meta.url));
 
@@ -69,15 +69,7 @@ export interface Workspace {
 
 export async function openWorkspace(backend: TestBackend = testBackend()): Promise<Workspace> {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-it-'));
-  let url: string;
-  let drop = async () => undefined as void;
-  if (backend === 'postgres') {
-    const database = await createPostgresDatabase();
-    url = database.url;
-    drop = database.drop;
-  } else {
-    url = `file:${join(dir, 'dotplan.db')}`;
-  }
+  const { url, drop } = await testDatabase(dir, 'dotplan.db', backend);
   const store = await openStore({ url, cwd: dir });
   const env = cleanEnv({ DATABASE_URL: url, DOTPLAN_TOOLS: FIXTURE_TOOLS, NO_COLOR: '1' });
   const started = new Set<DotplanRun>();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, testBackend } from '../support/db.js';
+import { testBackend, testDatabase } from '../support/db.js';
 import { cleanEnv } from '../support/run.js';
 import { DOTPLAN_BIN, runDotplanProcess, spawnDotplan, type DotplanProcess } from '../support/subprocess.js';
 import { waitUntil } from '../support/wait.js';
@@ -113,8 +113,7 @@ describe(`dotplan mcp serve (${testBackend()})`, () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-mcp-'));
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') ({ url, drop } = await createPostgresDatabase());
+    ({ url, drop } = await testDatabase(cwd));
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [DOTPLAN_BIN, 'mcp', 'serve', '--db', url, '--by', BY],
@@ -311,8 +310,7 @@ describe('dotplan mcp serve, the process', () => {
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'dotplan-mcp-proc-'));
-    url = `file:${join(cwd, 'plans.db')}`;
-    if (testBackend() === 'postgres') ({ url, drop } = await createPostgresDatabase());
+    ({ url, drop } = await testDatabase(cwd));
   });
   afterAll(async () => {
     await drop?.();

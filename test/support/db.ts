@@ -83,6 +83,15 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
   };
 }
 
+/**
+ * A database for a test on the run's backend (or `backend`): a SQLite file under `dir` (the test removes the folder;
+ * `drop` does nothing), or a fresh PostgreSQL database that `drop` removes.
+ */
+export async function testDatabase(dir: string, file = 'plans.db', backend: TestBackend = testBackend()): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (backend === 'postgres') return createPostgresDatabase();
+  return { url: `file:${join(dir, file)}`, drop: () => Promise.resolve() };
+}
+
 async function createPostgresStore(options: Omit<OpenStoreOptions, 'url'>): Promise<TestStore> {
   const database = await createPostgresDatabase();
   let store: Store;
