@@ -1,9 +1,8 @@
 /**
- * What `dotplan plan list` and `plan show` load: operators run them in loops, so `plan list` loads the
+ * What `dotplan plan list`, `plan show` and `inbox` load: operators run them in loops, so they load the
  * read side and its database client, not the MCP client, the LLM client, the HTTP server, the worker,
- * Prisma's generated client or the regular-expression engine of edge conditions, and `plan show` no client
- * of an outside service (MCP, A2A, LLM) and not Prisma's. Observed in a real process through a module
- * hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
+ * Prisma's generated client or the regular-expression engine of edge conditions. Observed in a real
+ * process through a module hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,25 +15,24 @@ import { runCli } from './run-cli.js';
 
 const MARK = 'dotplan-test-loaded ';
 
-/** Modules `plan show` has no use for: the clients of the outside services a worker calls, and Prisma's. */
-const NOT_FOR_A_SHOW: ReadonlyArray<[RegExp, string]> = [
+/**
+ * Modules a command that only reads plans has no use for: the clients of the outside services a worker
+ * calls, the HTTP server, Prisma's generated client, the worker and its poll schedule, and the engine's
+ * edge conditions.
+ */
+const NOT_FOR_A_READ: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP client'],
   [/\/node_modules\/@a2a-js\//, 'the A2A client'],
   [/\/node_modules\/jose\//, "the A2A client's JWT library"],
   [/\/node_modules\/openai\//, 'the LLM client'],
   [/\/node_modules\/hono\//, 'the HTTP server'],
   [/\/dist\/generated\//, "Prisma's generated client"],
-];
-
-/** Modules a command that only reads plans has no use for: those, and the worker, its poll schedule and the engine's edge conditions. */
-const NOT_FOR_A_LIST: ReadonlyArray<[RegExp, string]> = [
-  ...NOT_FOR_A_SHOW,
   [/\/dist\/worker\/worker\.js$/, 'the worker'],
-  [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
   [/\/node_modules\/node-cron\//, "the worker's poll schedule"],
+  [/\/node_modules\/re2js\//, 'the regular-expression engine of edge conditions'],
 ];
 
-describe(`what plan list and plan show load (${testBackend()})`, () => {
+describe(`what plan list, plan show and inbox load (${testBackend()})`, () => {
   let cwd: string;
   let db: string[];
   let drop: (() => Promise<void>) | undefined;
@@ -73,17 +71,19 @@ describe(`what plan list and plan show load (${testBackend()})`, () => {
       return hit ? [`${what} (${hit})`] : [];
     });
 
-  it('lists and shows plans without loading the clients of services they do not call', async () => {
+  it('lists and shows plans and the inbox without loading what they do not use', async () => {
     const created = await runCli(['plan', 'create', '--dot', 'plan.dot', '--title', 'listed', ...db], { cwd });
     expect(created.code, created.stderr).toBe(0);
+    // An MCP server in the config (not a working one): a command that uses no tool neither lists nor loads them.
+    writeFileSync(join(cwd, 'dotplan.config.json'), JSON.stringify({ mcp: { files: { command: process.execPath, args: ['-e', '0'] } } }));
     const shown = await loadedBy(['plan', 'show', created.stdout.trim()]);
     expect(shown.stdout).toContain('toolInput="hi"');
-    // Showing a plan loads the command side, but no client of an outside service it does not call.
-    expect(unwantedIn(shown.modules, NOT_FOR_A_SHOW)).toEqual([]);
-    // Then an MCP server in the config (not a working one): a command that uses no tool neither lists nor loads them.
-    writeFileSync(join(cwd, 'dotplan.config.json'), JSON.stringify({ mcp: { files: { command: process.execPath, args: ['-e', '0'] } } }));
+    expect(unwantedIn(shown.modules, NOT_FOR_A_READ)).toEqual([]);
     const listed = await loadedBy(['plan', 'list']);
     expect(listed.stdout).toContain('listed');
-    expect(unwantedIn(listed.modules, NOT_FOR_A_LIST)).toEqual([]);
+    expect(unwantedIn(listed.modules, NOT_FOR_A_READ)).toEqual([]);
+    const inbox = await loadedBy(['inbox', '--json']);
+    expect(JSON.parse(inbox.stdout)).toEqual([]);
+    expect(unwantedIn(inbox.modules, NOT_FOR_A_READ)).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ export function registerAgentCommands(program: Command, getContext: GetContext):
     .option('--json', 'print JSON')
     .action(async (instance: string, opts: { root?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const history = await (await ctx.dotplan()).agentHistory(instance, opts.root !== undefined ? { root: opts.root } : {});
+      const history = await (await ctx.reads()).agentHistory(instance, opts.root !== undefined ? { root: opts.root } : {});
       if (opts.json) {
         printJson(ctx.io, history);
         return;

@@ -53,7 +53,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const revisions = await (await ctx.dotplan()).revisions(id);
+      const revisions = await (await ctx.reads()).revisions(id);
       if (opts.json) {
         printJson(
           ctx.io,
@@ -95,7 +95,7 @@ export function registerPlanHistoryCommands(plan: Command, getContext: GetContex
     .option('--json', 'print {"from","to","changes":[{"kind","node"?,"edge"?,"attribute"?,"from"?,"to"?}]}')
     .action(async (id: string, r1: string, r2: string | undefined, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const diff = await (await ctx.dotplan()).diff(id, revisionNumber(r1), r2 === undefined ? undefined : revisionNumber(r2));
+      const diff = await (await ctx.reads()).diff(id, revisionNumber(r1), r2 === undefined ? undefined : revisionNumber(r2));
       if (opts.json) printJson(ctx.io, diff);
       else ctx.io.out(`revision ${diff.from} → ${diff.to}\n${formatDiff(diff.changes, { color: ctx.io.stdoutIsTTY })}`);
     });

@@ -22,7 +22,7 @@ import { eventJson } from '../../worker/progress.js';
 import { cut, moreNote } from '../../report/text.js';
 import { formatTree } from '../../operations/tree-views.js';
 import { serialGroups } from '../../model/serial-groups.js';
-import type { Dotplan } from '../../operations/dotplan.js';
+import type { DotplanReads } from '../../operations/dotplan-reads.js';
 import type { GetContext } from './index.js';
 
 export function registerPlanCommands(program: Command, getContext: GetContext): void {
@@ -151,7 +151,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const view = await (await ctx.dotplan()).tree(id);
+      const view = await (await ctx.reads()).tree(id);
       if (opts.json) printJson(ctx.io, view);
       else ctx.io.out(formatTree(view));
     });
@@ -167,7 +167,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     )
     .action(async (id: string, opts: { format: 'dot' | 'json'; json?: boolean; revision?: string }, command: Command) => {
       const ctx = await getContext(command);
-      const dotplan = await ctx.dotplan();
+      const dotplan = await ctx.reads();
       if (opts.revision !== undefined) {
         if (!/^[1-9]\d*$/.test(opts.revision)) throw new UsageError(`--revision "${opts.revision}": must be a revision number (1, 2, ...)`);
         ctx.io.out((await dotplan.revision(id, Number(opts.revision))).dot);
@@ -191,7 +191,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean; tree?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const dotplan = await ctx.dotplan();
+      const dotplan = await ctx.reads();
       if (opts.tree) {
         const view = await dotplan.tree(id);
         const names = new Map(view.plans.map((p) => [p.id, p.instance ?? 'root']));
@@ -266,7 +266,7 @@ function printCreated(ctx: CliContext, created: CreatedPlan, source: string | un
 }
 
 /** `plan show`'s notes on the plan stack and task groups: the plan's parent, each agent node's child, each serial group's order. */
-async function stackNotes(dotplan: Dotplan, planId: string): Promise<string[]> {
+async function stackNotes(dotplan: DotplanReads, planId: string): Promise<string[]> {
   const [plan, nodes, graph] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.liveGraph(planId)]);
   const notes: string[] = [];
   if (plan.parent)

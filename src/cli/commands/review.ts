@@ -68,7 +68,7 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
     .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command","commands","path"?}]')
     .action(async (opts: { plan?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const entries = (await (await ctx.dotplan()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {})).map((e) => ({
+      const entries = (await (await ctx.reads()).inbox(opts.plan !== undefined ? { planId: opts.plan } : {})).map((e) => ({
         ...e,
         // A review is decided by approving, rejecting or modifying it: each has its command.
         commands: e.kind === 'review' ? reviewCommands(e.planId) : [e.command],
