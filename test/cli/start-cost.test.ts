@@ -1,6 +1,6 @@
 /**
  * What `dotplan plan list`, `plan show` and `inbox` load: operators run them in loops, so they load the
- * read side and its database client, not the MCP client, the LLM client, the HTTP server, the worker,
+ * read side and its database client, not the MCP client, the LLM client, the HTTP server, Graphviz, the worker,
  * Prisma's generated client or the regular-expression engine of edge conditions. Observed in a real
  * process through a module hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
  */
@@ -17,8 +17,8 @@ const MARK = 'dotplan-test-loaded ';
 
 /**
  * Modules a command that only reads plans has no use for: the clients of the outside services a worker
- * calls, the HTTP server, Prisma's generated client, the worker and its poll schedule, and the engine's
- * edge conditions.
+ * calls, the HTTP server, Graphviz, Prisma's generated client, the worker and its poll schedule, and the
+ * engine's edge conditions.
  */
 const NOT_FOR_A_READ: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP client'],
@@ -26,6 +26,7 @@ const NOT_FOR_A_READ: ReadonlyArray<[RegExp, string]> = [
   [/\/node_modules\/jose\//, "the A2A client's JWT library"],
   [/\/node_modules\/openai\//, 'the LLM client'],
   [/\/node_modules\/hono\//, 'the HTTP server'],
+  [/\/node_modules\/@viz-js\/viz\//, 'Graphviz'],
   [/\/dist\/generated\//, "Prisma's generated client"],
   [/\/dist\/worker\/worker\.js$/, 'the worker'],
   [/\/node_modules\/node-cron\//, "the worker's poll schedule"],
