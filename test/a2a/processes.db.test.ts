@@ -36,15 +36,19 @@ describe('external agents on worker processes', () => {
     await ws.cleanup();
   });
 
-  /** The node's remote task as kept in its row, once it has the agent's task id. */
-  async function keptTask(planId: string, nodeId: string): Promise<{ taskId: string; state?: string }> {
+  /**
+   * The node's remote task as kept in its row, once it has the agent's task id (and, given `state`, once
+   * the row says so: the first row written says `submitted`, the agent's next update `working`).
+   */
+  async function keptTask(planId: string, nodeId: string, state?: string): Promise<{ taskId: string; state?: string }> {
     return waitUntil(
       async () => {
         const { remoteTask } = await ws.store.remote.read(planId, nodeId);
         const task = remoteTask ? (JSON.parse(remoteTask) as { taskId?: string; state?: string }) : undefined;
-        return task?.taskId ? { ...task, taskId: task.taskId } : undefined;
+        if (!task?.taskId || (state !== undefined && task.state !== state)) return undefined;
+        return { ...task, taskId: task.taskId };
       },
-      `node ${nodeId}'s remote task to be kept`,
+      `node ${nodeId}'s remote task to be kept${state ? ` as ${state}` : ''}`,
       30_000,
     );
   }
@@ -53,8 +57,7 @@ describe('external agents on worker processes', () => {
     const before = (await stats(fixture)).tasks;
     const first = ws.spawnProcess(WORKER);
     const planId = await ws.createPlan(`digraph p { long [type=agent agentCode=helper task="a slow report"] }`);
-    const task = await keptTask(planId, 'long');
-    expect(task.state).toBe('working');
+    const task = await keptTask(planId, 'long', 'working');
     first.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     const second = ws.spawnProcess(WORKER);
