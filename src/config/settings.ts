@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { createRequire } from 'node:module';
+import { nodeCron } from './cron.js';
 import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { parseNotifiers } from '../notify/targets.js';
@@ -185,11 +185,7 @@ function describe(kind: Kind): string {
   }
 }
 
-/**
- * node-cron's check of a schedule, loaded (its CommonJS build) the first time a schedule is checked:
- * most commands set none, and need not load the scheduler (26 ms to import on its own here).
- */
-const loadModule = createRequire(import.meta.url);
+/** node-cron's check of a schedule (cron.ts: loaded the first time a schedule is checked). */
 function validCron(value: string): boolean {
-  return (loadModule('node-cron') as typeof import('node-cron')).validate(value);
+  return nodeCron().validate(value);
 }

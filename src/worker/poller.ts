@@ -1,4 +1,5 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
+import { nodeCron } from '../config/cron.js';
 import { DotplanError } from '../errors/errors.js';
 
 /**
@@ -30,7 +31,7 @@ export class Poller {
 
   constructor(private readonly options: PollerOptions) {
     assertCron(options.cron);
-    this.task = cron.createTask(options.cron, () => this.wake(), { noOverlap: true });
+    this.task = nodeCron().createTask(options.cron, () => this.wake(), { noOverlap: true });
   }
 
   start(): void {
@@ -92,7 +93,7 @@ export class Poller {
 }
 
 export function assertCron(expression: string): void {
-  const check = cron.validateDetailed(expression);
+  const check = nodeCron().validateDetailed(expression);
   if (!check.valid) {
     const detail = check.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
     throw new DotplanError('INVALID_INPUT', `worker.poll "${expression}" is not a cron expression (${detail}); e.g. "*/30 * * * * *" polls every 30 seconds`);
