@@ -2,7 +2,7 @@ import { writeDot } from '../dot/index.js';
 import { copyGraph } from '../model/copy-graph.js';
 import type { PlanGraph } from '../model/types.js';
 import { fromTemplate, type PreparedPlan } from '../plans/prepare-plan.js';
-import { loadTemplate, type Template } from '../templates/index.js';
+import { loadTemplate, templateKey, type Template } from '../templates/index.js';
 import type { ToolCatalogue } from '../tools/types.js';
 import type { ChildInput } from '../kinds/agent-child.js';
 import type { ValidateOptions } from '../validate/types.js';
@@ -82,7 +82,7 @@ export const CHILD_PLANS: Readonly<Record<string, (agent: ChildAgent, input: Chi
   /** A workflow agent instantiates its template with the node's agentParams (and inherited values). */
   workflow: async (agent, input, ctx) => {
     const load = () => loadTemplate(agent.template ?? '', ctx.templateDirs, ctx.cwd);
-    const template = ctx.prepared ? ctx.prepared.template(`${ctx.templateDirs.join('\u0000')}\u0000${agent.template ?? ''}`, load) : load();
+    const template = ctx.prepared ? ctx.prepared.template(templateKey(agent.template ?? '', ctx.templateDirs, ctx.cwd), load) : load();
     const values = { ...input.inherited, ...input.agentParams };
     const prepared = ctx.prepared ? ctx.prepared.get(template, values, ctx) : fromTemplate(ctx.tools, template, values, ctx.validation);
     return { ...prepared, title: titleOf(agent, input), updateLog: `Created by agent ${agent.code} (template ${template.name}) for: ${input.task}` };

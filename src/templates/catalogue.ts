@@ -56,6 +56,15 @@ export function listTemplates(dirs: readonly string[] = defaultTemplateDirs()): 
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * One key per template look-up: the directories searched, the working directory (a path is resolved
+ * against it) and the name or path asked for — for what is kept of a look-up (here, where a name was
+ * found; a worker's PreparedTemplates, the template itself for a second).
+ */
+export function templateKey(nameOrPath: string, dirs: readonly string[], cwd: string): string {
+  return [...dirs, cwd, nameOrPath].join('\u0000');
+}
+
 /** A template by name (from `listTemplates(dirs)`) or by path (relative to `cwd`) to a `.dot` file. */
 export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defaultTemplateDirs(), cwd: string = process.cwd()): Template {
   if (looksLikePath(nameOrPath, cwd)) {
@@ -70,7 +79,7 @@ export function loadTemplate(nameOrPath: string, dirs: readonly string[] = defau
   if (!TEMPLATE_NAME.test(name)) throw new InvalidInputError(`${JSON.stringify(name)} is not a template name (letters, digits, ".", "_", "-"); see \`dotplan template list\``);
   // Where the name was found before, while its file is there and no directory before it has one since:
   // one stat per load when it was found in the first directory, not one per directory.
-  const key = `${dirs.join('\u0000')}\u0000${name}`;
+  const key = templateKey(name, dirs, cwd);
   const known = foundAt.get(key);
   const shadowed = known !== undefined && dirs.slice(0, known.dir).some((dir) => isFile(join(dir, `${name}.dot`)));
   if (known !== undefined && !shadowed) {

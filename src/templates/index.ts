@@ -4,6 +4,7 @@ export {
   loadTemplate,
   packageTemplatesDir,
   readTemplate,
+  templateKey,
   type Template,
   type TemplateInfo,
 } from './catalogue.js';
