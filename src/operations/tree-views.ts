@@ -32,24 +32,24 @@ export interface TreeView {
 
 export async function planTree(dotplan: DotplanReads, planId: string): Promise<TreeView> {
   const places = await dotplan.store.tree.treeOf(planId);
-  const plans: TreeEntry[] = [];
-  for (const place of places) {
-    const [record, waiting] = await Promise.all([dotplan.store.plans.get(place.id), dotplan.store.plans.waiting(place.id)]);
-    plans.push({
-      id: place.id,
-      title: place.title,
-      status: record.status,
-      depth: place.depth,
-      ...(place.parentPlanId !== null && place.parentNodeId !== null ? { parent: { planId: place.parentPlanId, nodeId: place.parentNodeId } } : {}),
-      ...(place.agentCode !== null ? { agentCode: place.agentCode } : {}),
-      ...(place.instance !== null ? { instance: place.instance } : {}),
-      tokensUsed: record.tokensUsed ?? 0,
-      waiting: waiting
-        .filter((w) => w.kind === 'question')
-        .map((w) => ({ nodeId: w.nodeId ?? '', ...(w.attributes?.question ? { question: w.attributes.question } : {}) })),
-    });
-  }
-  return { root: plans[0]!.id, asked: planId, plans, tokensUsed: plans.reduce((n, p) => n + p.tokensUsed, 0) };
+  const root = places[0]!.id;
+  // The tree's questions in one read (not one per plan), each plan's oldest first.
+  const questions = groupBy(
+    (await dotplan.store.plans.waiting(root, { tree: true })).filter((w) => w.kind === 'question'),
+    (w) => w.planId,
+  );
+  const plans = places.map((place): TreeEntry => ({
+    id: place.id,
+    title: place.title,
+    status: place.status,
+    depth: place.depth,
+    ...(place.parentPlanId !== null && place.parentNodeId !== null ? { parent: { planId: place.parentPlanId, nodeId: place.parentNodeId } } : {}),
+    ...(place.agentCode !== null ? { agentCode: place.agentCode } : {}),
+    ...(place.instance !== null ? { instance: place.instance } : {}),
+    tokensUsed: place.tokensUsed,
+    waiting: (questions.get(place.id) ?? []).map((w) => ({ nodeId: w.nodeId ?? '', ...(w.attributes?.question ? { question: w.attributes.question } : {}) })),
+  }));
+  return { root, asked: planId, plans, tokensUsed: plans.reduce((n, p) => n + p.tokensUsed, 0) };
 }
 
 /** The tree as lines: each child under its parent's agent node, with status, instance, waiting questions and tokens. */

@@ -131,8 +131,8 @@ export class SqlPlanStore implements PlanStore {
     });
   }
 
-  waiting(planId?: string): Promise<WaitingItem[]> {
-    return waitingItems(this.db, planId);
+  waiting(planId?: string, options?: { tree?: boolean }): Promise<WaitingItem[]> {
+    return waitingItems(this.db, planId, options);
   }
 
   get(id: string): Promise<PlanRecord> {

@@ -223,8 +223,11 @@ export interface PlanStore {
   revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined>;
   /** The plan as an operator edits it, read at one instant: the latest revision, every node's live state, the last event they reflect. */
   editable(planId: string): Promise<EditableState>;
-  /** What waits for a person — questions and reviews — across plans (or in one), oldest first. */
-  waiting(planId?: string): Promise<WaitingItem[]>;
+  /**
+   * What waits for a person — questions and reviews — across plans (or in one; with `tree`, in the
+   * whole tree of the root plan `planId`), oldest first.
+   */
+  waiting(planId?: string, options?: { tree?: boolean }): Promise<WaitingItem[]>;
 }
 
 export interface WaitingItem {

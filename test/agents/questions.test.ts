@@ -1,11 +1,13 @@
 /**
  * A question two levels down the plan stack waits in its child plan: `dotplan inbox` lists it with
- * its path from the root (and the worker's notice says it), `dotplan answer <child> <node>` answers it, and the root completes.
+ * its path from the root (and the worker's notice says it), the root's `plan tree` and `plan show` say it
+ * waits below, `dotplan answer <child> <node>` answers it, and the root completes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { noticeText, type Notice } from '../../src/notify/notice.js';
 import { runInProcess } from '../support/in-process.js';
 import { cleanEnv } from '../support/run.js';
+import type { TreeView } from '../../src/operations/tree-views.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
 
 describe('questions inside child plans', () => {
@@ -39,6 +41,19 @@ describe('questions inside child plans', () => {
     expect(entry!.command).toBe(`dotplan answer ${entry!.planId} approve "<your answer>"`);
     const text = await runInProcess([...db, 'inbox'], { env, cwd: h.dir });
     expect(text.stdout).toContain('(Report › research › research_001 › check › approver_001 › approve)');
+    // The root's `plan tree` and `plan show` say where below it a question waits, and what each agent node runs.
+    const tree = JSON.parse((await runInProcess([...db, 'plan', 'tree', root, '--json'], { env, cwd: h.dir })).stdout) as TreeView;
+    expect(tree.plans.map((p) => [p.instance ?? 'root', p.status, p.waiting])).toEqual([
+      ['root', 'running', []],
+      ['research_001', 'running', []],
+      ['approver_001', 'running', [{ nodeId: 'approve', question: 'Publish the findings?' }]],
+    ]);
+    const research = tree.plans[1]!.id;
+    const show = (await runInProcess([...db, 'plan', 'show', root], { env, cwd: h.dir })).stdout;
+    expect(show).toContain(`agent node research runs child plan ${research} (research_001, running)`);
+    expect(show).toContain(`waiting in child plan ${entry!.planId} (approver_001): an answer to node approve`);
+    const below = (await runInProcess([...db, 'plan', 'show', research], { env, cwd: h.dir })).stdout;
+    expect(below).toContain(`agent node check runs child plan ${entry!.planId} (approver_001, running)`);
     const answered = await runInProcess([...db, 'answer', entry!.planId, 'approve', 'yes'], { env, cwd: h.dir });
     expect(answered.code, answered.stderr).toBe(0);
     await h.runUntilIdle();

@@ -267,17 +267,19 @@ function printCreated(ctx: CliContext, created: CreatedPlan, source: string | un
 
 /** `plan show`'s notes on the plan stack and task groups: the plan's parent, each agent node's child, each serial group's order. */
 async function stackNotes(dotplan: DotplanReads, planId: string): Promise<string[]> {
-  const [plan, nodes, graph] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.liveGraph(planId)]);
+  const [plan, nodes, graph, tree] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.liveGraph(planId), dotplan.tree(planId)]);
   const notes: string[] = [];
   if (plan.parent)
     notes.push(`child plan of node ${plan.parent.nodeId} of ${plan.parent.planId} (instance ${plan.instance ?? '?'}, root ${plan.rootPlanId ?? '?'})`);
+  // The children as the tree read them (one read for all, not one per agent node).
+  const inTree = new Map(tree.plans.map((entry) => [entry.id, entry]));
   for (const node of nodes) {
     if (node.childPlanId === undefined) continue;
-    const child = await dotplan.plan(node.childPlanId);
+    const child = inTree.get(node.childPlanId) ?? (await dotplan.plan(node.childPlanId));
     notes.push(`agent node ${node.id} runs child plan ${child.id} (${child.instance ?? child.agentCode ?? 'child'}, ${child.status})`);
   }
   if (!plan.parent) {
-    for (const child of (await dotplan.tree(planId)).plans.slice(1)) {
+    for (const child of tree.plans.slice(1)) {
       for (const q of child.waiting)
         notes.push(
           `waiting in child plan ${child.id} (${child.instance ?? '?'}): an answer to node ${q.nodeId}; dotplan answer ${child.id} ${q.nodeId} "<your answer>"`,

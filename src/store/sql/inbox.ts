@@ -7,11 +7,12 @@ import { QUESTION_WAITS, REVIEW_WAITS } from './waits.js';
 /**
  * What waits for a person across plans (`dotplan inbox`): nodes waiting for an answer in running or
  * paused plans, and plans waiting for review — each since its move into waiting (`waiting_since`,
- * the one "since" notices and timeouts count from too), oldest first.
+ * the one "since" notices and timeouts count from too), oldest first. `planId`: in that plan only;
+ * with `tree`, in that root plan's whole tree (the plans whose root it is, too), in one read each.
  */
-export async function waitingItems(q: Queryable, planId?: string): Promise<WaitingItem[]> {
-  const onePlan = planId !== undefined ? ' AND p.id = ?' : '';
-  const params = planId !== undefined ? [planId] : [];
+export async function waitingItems(q: Queryable, planId?: string, options: { tree?: boolean } = {}): Promise<WaitingItem[]> {
+  const onePlan = planId === undefined ? '' : options.tree ? ' AND (p.id = ? OR p.root_plan_id = ?)' : ' AND p.id = ?';
+  const params = planId === undefined ? [] : options.tree ? [planId, planId] : [planId];
   const questions = await q.all<{ planId: string; title: string; nodeId: string; attributes: string; since: number }>(
     `SELECT n.plan_id AS "planId", p.title, n.node_id AS "nodeId", n.attributes, n.waiting_since AS "since" ` +
       `FROM nodes n JOIN plans p ON p.id = n.plan_id WHERE ${QUESTION_WAITS}${onePlan}`,

@@ -58,12 +58,16 @@ export interface TreePlace {
   parentNodeId: string | null;
   /** Paused because an ancestor was (resume un-pauses only these). */
   cascadePaused: boolean;
+  /** Tokens the plan's own model calls spent. */
+  tokensUsed: number;
 }
 
-const PLACE = `id, title, status, root_plan_id AS "root", depth, agent_code AS "agentCode", instance, parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", cascade_paused AS "cascadePaused"`;
+const PLACE =
+  `id, title, status, root_plan_id AS "root", depth, agent_code AS "agentCode", instance, parent_plan_id AS "parentPlanId", ` +
+  `parent_node_id AS "parentNodeId", cascade_paused AS "cascadePaused", tokens_used AS "tokensUsed"`;
 
 function place(row: TreePlace): TreePlace {
-  return { ...row, depth: Number(row.depth), cascadePaused: Number(row.cascadePaused) === 1 };
+  return { ...row, depth: Number(row.depth), cascadePaused: Number(row.cascadePaused) === 1, tokensUsed: Number(row.tokensUsed ?? 0) };
 }
 
 export async function placeOf(q: Queryable, planId: string): Promise<TreePlace | undefined> {
