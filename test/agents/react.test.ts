@@ -8,7 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { historyProblem } from '../../src/llm/history.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/llm/scripted-server.js';
+import type { TreeView } from '../../src/operations/tree-views.js';
 import type { Tool } from '../../src/tools/types.js';
+import { runInProcess } from '../support/in-process.js';
+import { cleanEnv } from '../support/run.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
 
 const lookup: Tool<{ q: string }> = {
@@ -116,6 +119,15 @@ describe('ReAct agents', () => {
     expect(b.error).toContain('the token budget of its tree is spent (700 of maxTokens=600)');
     expect((await h.store.plans.get(root)).status).toBe('failed');
     expect(server.remaining()).toBe(1); // the second instance never called the model
+    // `plan tree` counts the tokens where they were spent, and in all.
+    const tree = await runInProcess(['--db', h.store.url, 'plan', 'tree', root, '--json'], { env: cleanEnv(), cwd: h.dir });
+    const view = JSON.parse(tree.stdout) as TreeView;
+    expect(view.plans.map((p) => [p.instance ?? 'root', p.tokensUsed])).toEqual([
+      ['root', 0],
+      ['searcher_001', 700],
+      ['searcher_002', 0],
+    ]);
+    expect(view.tokensUsed).toBe(700);
   });
 
   it('maxTurns ends a runaway loop with a clear error naming the agent and the limit', async () => {
