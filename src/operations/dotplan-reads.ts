@@ -125,7 +125,10 @@ export class DotplanReads {
     };
     return { from: a.number, to: b.number, changes: diffPlans(read(a), read(b)) };
   }
-  /** Everything waiting for a person — questions and reviews — across plans (or in one), oldest first, with the command that answers it. */
+  /**
+   * Everything waiting for a person — questions and reviews — across plans (or, with `planId`, in that
+   * plan and the plans below it), oldest first, with the command that answers it.
+   */
   async inbox(options: { planId?: string } = {}): Promise<InboxEntry[]> {
     checked('inbox', { options });
     return inbox(this.store, options.planId);

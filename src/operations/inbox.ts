@@ -1,7 +1,8 @@
 import { answerCommand } from '../model/command-line.js';
 import { waitingFrom, type Waiting } from '../model/waiting.js';
-import { pathFromRoot } from '../store/tree/path-from-root.js';
-import type { Store } from '../store/types.js';
+import { chainIn, pathOf, subtreeIn } from '../store/tree/path-from-root.js';
+import type { TreePlace } from '../store/index.js';
+import type { Store, WaitingItem } from '../store/types.js';
 
 /** One thing waiting for a person, as `dotplan inbox` lists it. */
 export interface InboxEntry extends Waiting {
@@ -13,15 +14,35 @@ export interface InboxEntry extends Waiting {
   path?: string;
 }
 
-/** What waits for a person (every plan's, or one plan's and its descendants'), oldest first, each with the command that answers it. */
+/**
+ * What waits for a person (every plan's, or one plan's and its descendants'), oldest first, each with
+ * the command that answers it. One plan's: its tree read once (its places, then what waits in the whole
+ * tree), the paths from the root made of those places; every plan's: the chain of each plan that has
+ * something waiting, read once.
+ */
 export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]> {
-  if (planId !== undefined) await store.plans.get(planId);
   const now = Date.now();
-  const entries: InboxEntry[] = [];
-  for (const item of await store.plans.waiting(planId)) {
+  const { items, pathOf } = planId === undefined ? await everywhere(store) : await within(store, planId);
+  return items.map((item) => {
     const waiting = waitingFrom(item);
-    const path = await pathFromRoot(store.tree, item.planId, item.nodeId);
-    entries.push({ ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting), ...(path ? { path } : {}) });
-  }
-  return entries;
+    const path = pathOf(item);
+    return { ...waiting, waitedMs: Math.max(0, now - item.since.getTime()), command: answerCommand(waiting), ...(path ? { path } : {}) };
+  });
+}
+
+type Located = { items: WaitingItem[]; pathOf: (item: WaitingItem) => string | undefined };
+
+async function everywhere(store: Store): Promise<Located> {
+  const items = await store.plans.waiting();
+  const planIds = [...new Set(items.map((item) => item.planId))];
+  const chains = new Map<string, TreePlace[]>(await Promise.all(planIds.map(async (id) => [id, await store.tree.chainOf(id)] as const)));
+  return { items, pathOf: (item) => pathOf(chains.get(item.planId) ?? [], item.nodeId) };
+}
+
+/** What waits in `planId` and in every plan below it (a plan that does not exist: NOT_FOUND). */
+async function within(store: Store, planId: string): Promise<Located> {
+  const places = await store.tree.treeOf(planId);
+  const inside = subtreeIn(places, planId);
+  const items = (await store.plans.waiting(places[0]!.id, { tree: true })).filter((item) => inside.has(item.planId));
+  return { items, pathOf: (item) => pathOf(chainIn(places, item.planId), item.nodeId) };
 }

@@ -1,13 +1,18 @@
 /**
  * A question two levels down the plan stack waits in its child plan: `dotplan inbox` lists it with
  * its path from the root (and the worker's notice says it), the root's `plan tree` and `plan show` say it
- * waits below, `dotplan answer <child> <node>` answers it, and the root completes.
+ * waits below, `inbox --plan` of the root or any plan above the question lists it (and so the root, as an
+ * A2A task, asks for input), `dotplan answer <child> <node>` answers it, and the root completes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { noticeText, type Notice } from '../../src/notify/notice.js';
 import { runInProcess } from '../support/in-process.js';
 import { cleanEnv } from '../support/run.js';
+import { readFacts, stateName, taskState } from '../../src/a2a-server/task-view.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { DotplanReads } from '../../src/operations/dotplan-reads.js';
 import type { TreeView } from '../../src/operations/tree-views.js';
+import { createRegistry } from '../../src/tools/registry.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
 
 describe('questions inside child plans', () => {
@@ -54,6 +59,23 @@ describe('questions inside child plans', () => {
     expect(show).toContain(`waiting in child plan ${entry!.planId} (approver_001): an answer to node approve`);
     const below = (await runInProcess([...db, 'plan', 'show', research], { env, cwd: h.dir })).stdout;
     expect(below).toContain(`agent node check runs child plan ${entry!.planId} (approver_001, running)`);
+    // `inbox --plan` of the root, or of the plan between, lists the question below it; of another plan, not.
+    const cwd = h.dir;
+    const listed = async (planId: string) =>
+      (JSON.parse((await runInProcess([...db, 'inbox', '--plan', planId, '--json'], { env, cwd })).stdout) as Array<{ planId: string; path: string }>).map(
+        (e) => [e.planId, e.path],
+      );
+    const there = [[entry!.planId, 'Report › research › research_001 › check › approver_001 › approve']];
+    expect(await listed(root)).toEqual(there);
+    expect(await listed(research)).toEqual(there);
+    expect(await listed(entry!.planId)).toEqual(there);
+    const other = await h.create(`digraph other { label="Other" a [type=confirm question="Elsewhere?"] }`);
+    await h.runUntilIdle();
+    expect(await listed(other)).toEqual([[other, undefined]]);
+    expect(await listed(root)).toEqual(there);
+    // So the root, served as an A2A task, asks for input (the task's state is read from its tree's inbox).
+    const reads = new DotplanReads(h.store, await createRegistry(), defaultConfig(), h.dir);
+    expect(stateName(taskState(await readFacts(reads, root)))).toBe('INPUT_REQUIRED');
     const answered = await runInProcess([...db, 'answer', entry!.planId, 'approve', 'yes'], { env, cwd: h.dir });
     expect(answered.code, answered.stderr).toBe(0);
     await h.runUntilIdle();

@@ -64,7 +64,7 @@ export function registerReviewCommands(program: Command, plan: Command, getConte
   program
     .command('inbox')
     .description('everything waiting for a person — questions and plan reviews — across plans, oldest first, with the command that answers it')
-    .option('--plan <id>', 'only this plan')
+    .option('--plan <id>', "only this plan and the plans below it (its agent nodes' child plans)")
     .option('--json', 'print [{"kind","planId","planTitle","nodeId"?,"question"?,"options"?,"since","waitedMs","command","commands","path"?}]')
     .action(async (opts: { plan?: string; json?: boolean }, command: Command) => {
       const ctx = await getContext(command);

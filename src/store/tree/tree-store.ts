@@ -15,6 +15,7 @@ import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
 import { DotplanError } from '../../errors/errors.js';
+import { subtreeIn } from './path-from-root.js';
 
 /** The plan stack's limits (`limits.maxPlanDepth`, `limits.maxChildPlans`). */
 export type { TreePlace } from '../sql/tree.js';
@@ -342,13 +343,6 @@ function describe(place: TreePlace): string {
 
 /** The plans below `top` among its tree's descendants (root → leaf order kept). */
 function subtree(top: TreePlace, all: readonly TreePlace[]): TreePlace[] {
-  const inside = new Set([top.id]);
-  const out: TreePlace[] = [];
-  for (const plan of all) {
-    if (plan.parentPlanId !== null && inside.has(plan.parentPlanId)) {
-      inside.add(plan.id);
-      out.push(plan);
-    }
-  }
-  return out;
+  const inside = subtreeIn(all, top.id);
+  return all.filter((plan) => plan.id !== top.id && inside.has(plan.id));
 }
