@@ -1,7 +1,7 @@
 /**
  * A question two levels down the plan stack waits in its child plan: `dotplan inbox` lists it with
- * its path from the root (and the worker's notice says it), the root's `plan tree` and `plan show` say it
- * waits below, `inbox --plan` of the root or any plan above the question lists it (and so the root, as an
+ * its path from the root (and the worker's notice says it), the root's `plan tree`, `plan show` and
+ * `plan list` say it waits below, `inbox --plan` of the root or any plan above the question lists it (and so the root, as an
  * A2A task, asks for input), `dotplan answer <child> <node>` answers it, and the root completes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,6 +59,11 @@ describe('questions inside child plans', () => {
     expect(show).toContain(`waiting in child plan ${entry!.planId} (approver_001): an answer to node approve`);
     const below = (await runInProcess([...db, 'plan', 'show', research], { env, cwd: h.dir })).stdout;
     expect(below).toContain(`agent node check runs child plan ${entry!.planId} (approver_001, running)`);
+    // `plan list` counts what waits in each plan and below it: the root says one question waits in its tree.
+    const roots = JSON.parse((await runInProcess([...db, 'plan', 'list', '--json'], { env, cwd: h.dir })).stdout) as Array<{ id: string; waiting: number }>;
+    expect(roots.map((p) => [p.id, p.waiting])).toEqual([[root, 1]]);
+    const table = (await runInProcess([...db, 'plan', 'list', '--all'], { env, cwd: h.dir })).stdout;
+    for (const id of [root, research, entry!.planId]) expect(table).toMatch(new RegExp(`^${id}\\s+running\\s+\\S+\\s+1\\s`, 'm'));
     // `inbox --plan` of the root, or of the plan between, lists the question below it; of another plan, not.
     const cwd = h.dir;
     const listed = async (planId: string) =>

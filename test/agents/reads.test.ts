@@ -60,6 +60,6 @@ describe('reading a tree', () => {
     const list = await runInProcess([...db, 'plan', 'list'], { env, cwd: h.dir });
     expect(list.stdout).not.toContain(child);
     const all = await runInProcess([...db, 'plan', 'list', '--all'], { env, cwd: h.dir });
-    expect(all.stdout).toMatch(new RegExp(`${child}\\s+completed\\s+\\S+\\s+${root}/a\\s+summariser_001`));
+    expect(all.stdout).toMatch(new RegExp(`${child}\\s+completed\\s+\\S+\\s+-\\s+${root}/a\\s+summariser_001`));
   });
 });

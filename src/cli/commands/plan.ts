@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UsageError } from '../../errors/errors.js';
 import { llmSettings, missingEndpoint } from '../../llm/client.js';
-import { PLAN_STATUSES, type PlanStatus } from '../../model/types.js';
 import { formatDiagnostic } from '../../model/diagnostics.js';
 import type { CreatedPlan } from '../../operations/dotplan.js';
 import { planJson } from '../../plans/plan-view.js';
@@ -15,6 +14,7 @@ import { formatTable, printJson, readInput } from '../io.js';
 import { registerPlanControlCommands } from './plan-control.js';
 import { registerPlanEditCommand } from './plan-edit.js';
 import { registerPlanHistoryCommands } from './plan-history.js';
+import { registerPlanListCommand } from './plan-list.js';
 import { registerPlanLlmCommands } from './plan-llm.js';
 import { registerPlanReportCommand } from './plan-report.js';
 import { registerReviewCommands } from './review.js';
@@ -97,52 +97,7 @@ export function registerPlanCommands(program: Command, getContext: GetContext): 
       printCreated(ctx, created, `plan ${id}`, opts.json === true);
     });
 
-  plan
-    .command('list')
-    .description("list root plans, newest first (--all: agent nodes' child plans too, with their parent)")
-    .addOption(new Option('--status <status>', 'only plans in this status').choices([...PLAN_STATUSES]))
-    .option('--all', 'child plans too, with a PARENT column (plan/node)')
-    .option('--json', 'print JSON')
-    .action(async (opts: { status?: PlanStatus; json?: boolean; all?: boolean }, command: Command) => {
-      const ctx = await getContext(command);
-      const plans = (await (await ctx.reads()).plans(opts.status ? { status: opts.status } : {})).reverse().filter((p) => opts.all === true || !p.parent);
-      if (opts.json) {
-        printJson(
-          ctx.io,
-          plans.map((p) => ({
-            id: p.id,
-            status: p.status,
-            title: p.title,
-            template: p.template,
-            error: p.error,
-            createdAt: p.createdAt.toISOString(),
-            updatedAt: p.updatedAt.toISOString(),
-            ...(p.rerunOf !== undefined ? { rerunOf: p.rerunOf } : {}),
-            ...(p.parent ? { parent: p.parent, rootPlanId: p.rootPlanId, instance: p.instance } : {}),
-          })),
-        );
-        return;
-      }
-      if (plans.length === 0) {
-        ctx.io.err(
-          opts.status !== undefined
-            ? `no ${opts.status} plans (plan list without --status shows them all)`
-            : 'no plans yet: dotplan plan create --template <name> (see dotplan template list)',
-        );
-        return;
-      }
-      if (opts.all) {
-        const rows = plans.map((p) => [
-          p.id,
-          p.status,
-          p.updatedAt.toISOString(),
-          p.parent ? `${p.parent.planId}/${p.parent.nodeId}` : '-',
-          p.instance ?? '-',
-          p.title,
-        ]);
-        ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'PARENT', 'INSTANCE', 'TITLE'], ...rows]));
-      } else ctx.io.out(formatTable([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...plans.map((p) => [p.id, p.status, p.updatedAt.toISOString(), p.title])]));
-    });
+  registerPlanListCommand(plan, getContext);
 
   plan
     .command('tree')
