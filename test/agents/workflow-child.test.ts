@@ -150,6 +150,30 @@ describe('agent nodes run child plans', () => {
     expect(a.childPlanId).toBe(children.find((c) => c.instance === 'flaky_002')!.id);
   });
 
+  it("a child plan may call only its agent's agents: AGENT_NOT_ALLOWED names both, and the fix; no grandchild is made", async () => {
+    h = await openTreeHarness({
+      agents: [
+        { code: 'research', kind: 'workflow', template: 'research' },
+        { code: 'approver', kind: 'workflow', template: 'approve' },
+      ],
+      templates: {
+        research: `digraph research { check [type=agent agentCode=approver task="approve it"] }`,
+        approve: `digraph approve { ok [type=function toolCode=echo toolInput="fine"] }`,
+      },
+    });
+    const root = await h.create(`digraph root { r [type=agent agentCode=research task="research it"] }`);
+    await h.runUntilIdle();
+    const research = (await h.store.plans.node(root, 'r')).childPlanId!;
+    const check = await h.store.plans.node(research, 'check');
+    expect(check.status).toBe('failed');
+    expect(check.error).toContain('AGENT_NOT_ALLOWED: agent research may not call agent approver; add "approver" to research\'s agents');
+    expect(check.childPlanId).toBeUndefined();
+    expect((await h.store.plans.list()).map((p) => p.instance ?? 'root').sort()).toEqual(['research_001', 'root']);
+    const r = await h.store.plans.node(root, 'r');
+    expect(r.status).toBe('failed');
+    expect(r.error).toContain(`child plan ${research} (research_001) failed`);
+  });
+
   it('an unknown agent fails the node with AGENT_UNKNOWN and a suggestion; detach=true is done once the child exists', async () => {
     h = await openTreeHarness({ agents: [{ code: 'summariser', kind: 'workflow', template: 'summary' }], templates: { summary: SUMMARY } });
     const root = await h.create(`digraph root {
