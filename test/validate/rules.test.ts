@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AgentRegistry } from '../../src/agents/registry.js';
 import { ValidationError } from '../../src/model/diagnostics.js';
 import type { PlanGraph } from '../../src/model/types.js';
 import { assertValidDot, assertValidGraph, validateDot, validateGraph, type ValidateOptions } from '../../src/validate/index.js';
@@ -78,6 +79,29 @@ describe('per-type attributes', () => {
 
   it('needs agentCode and task on agent nodes', () => {
     expect(codes('a [type=agent, status=ready]')).toEqual(['error:AGENT_CODE_MISSING', 'error:AGENT_TASK_MISSING']);
+  });
+
+  it("names registered agents only, and in a child plan only those its plan's agent may call", () => {
+    const agents = new AgentRegistry();
+    agents.register({ code: 'research', kind: 'workflow', description: 'researches', template: 'r', agents: ['searcher'] }, 'the test');
+    agents.register({ code: 'searcher', kind: 'react', description: 'searches' }, 'the test');
+    agents.register({ code: 'writer', kind: 'reflection', description: 'writes' }, 'the test');
+    const body = 'a [type=agent, status=pending, agentCode=searcher, task="find"]; b [type=agent, status=pending, agentCode=writer, task="write"]';
+    // A root plan may call any registered agent; a child of `research` only `searcher`.
+    expect(codes(body, { agents })).toEqual([]);
+    const child = check(body, { agents, planAgent: 'research' });
+    expect(child.diagnostics.map((d) => [d.code, d.node, d.attribute, d.message, d.fix])).toEqual([
+      [
+        'AGENT_NOT_ALLOWED',
+        'b',
+        'agentCode',
+        'node "b" calls agent "writer", which agent "research" (this plan\'s agent) may not call',
+        'add "writer" to the "agents" of agent research, or use one it may call',
+      ],
+    ]);
+    expect(check('a [type=agent, status=pending, agentCode=serher, task="find"]', { agents }).diagnostics.map((d) => [d.code, d.fix])).toEqual([
+      ['AGENT_UNKNOWN', 'use a registered agent such as "searcher" (dotplan agent list)'],
+    ]);
   });
 
   it('checks retries and durations on nodes and on the graph', () => {
