@@ -2,7 +2,8 @@
  * Reading a tree: `events.follow({ rootPlanId })` delivers the events of the root and of every child
  * plan, those made after the follow began too, in commit order; `plan events --tree` interleaves
  * them, each with its plan's instance; `plan tree` prints the stack, `plan list --all` the children, and
- * `plan report` has a section per child (Markdown, JSON and HTML); `render` draws an agent node's child's status.
+ * `plan report` has a section per child (Markdown, JSON and HTML); `render` draws an agent node's child's status;
+ * `agent history` finds an instance by id, by tree, or by its child plan's id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DotplanEvents } from '../../src/operations/events.js';
@@ -61,5 +62,28 @@ describe('reading a tree', () => {
     expect(list.stdout).not.toContain(child);
     const all = await runInProcess([...db, 'plan', 'list', '--all'], { env, cwd: h.dir });
     expect(all.stdout).toMatch(new RegExp(`${child}\\s+completed\\s+\\S+\\s+-\\s+${root}/a\\s+summariser_001`));
+  });
+
+  it('agent history finds an instance by its id, asks which tree when several have it, and says when none has', async () => {
+    h = await openTreeHarness({
+      agents: [{ code: 'summariser', kind: 'workflow', template: 'sum' }],
+      templates: { sum: `digraph sum { s [type=function toolCode=echo toolInput="summed"] }` },
+    });
+    const first = await h.create(`digraph first { a [type=agent agentCode=summariser task="sum one"] }`);
+    const second = await h.create(`digraph second { a [type=agent agentCode=summariser task="sum two"] }`);
+    await h.runUntilIdle();
+    const [one, two] = [(await h.store.plans.node(first, 'a')).childPlanId!, (await h.store.plans.node(second, 'a')).childPlanId!];
+    const cli = (...args: string[]) => runInProcess(['--db', h!.store.url, 'agent', 'history', ...args], { env: cleanEnv(), cwd: h!.dir });
+    const both = await cli('summariser_001');
+    expect(both.code).not.toBe(0);
+    // Listed in the order the children were made (the worker may have made either first).
+    const trees = [`${one} under ${first}`, `${two} under ${second}`].sort().join(', ');
+    expect(both.stderr).toContain(`2 trees have an instance summariser_001 (${trees}); name the tree with --root <root plan> or give the child plan's id`);
+    const named = JSON.parse((await cli('summariser_001', '--root', second, '--json')).stdout) as { planId: string; instance: string; agentCode: string };
+    expect(named).toMatchObject({ planId: two, instance: 'summariser_001', agentCode: 'summariser' });
+    expect((await cli(one)).stdout).toContain(`summariser_001 (workflow, plan ${one}): 0 messages`);
+    const none = await cli('summariser_009');
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('no agent instance "summariser_009"; see the instances with `dotplan plan tree <plan>`');
   });
 });

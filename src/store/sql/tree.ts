@@ -75,6 +75,12 @@ export async function placeOf(q: Queryable, planId: string): Promise<TreePlace |
   return row ? place(row) : undefined;
 }
 
+/** The child plans running as an agent instance (one per tree that has it), in the order they were made. */
+export async function placesOfInstance(q: Queryable, instance: string): Promise<TreePlace[]> {
+  const rows = await q.all<TreePlace>(`SELECT ${PLACE} FROM plans WHERE instance = ? ORDER BY id`, [instance]);
+  return rows.map(place);
+}
+
 /** The plan and its ancestors, root first. */
 export async function chainOf(q: Queryable, planId: string): Promise<TreePlace[]> {
   const chain: TreePlace[] = [];

@@ -10,7 +10,7 @@ import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
 import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
 import { claimOf } from '../sql/claim.js';
-import { chainOf, childSlot, descendants, lockRoot, placeOf, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
+import { chainOf, childSlot, descendants, lockRoot, placeOf, placesOfInstance, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
@@ -198,15 +198,9 @@ export class TreeStore {
     return chainOf(this.db, planId);
   }
 
-  /** The child plans running as this agent instance (one per tree that has it). */
-  async byInstance(instance: string): Promise<TreePlace[]> {
-    const ids = await this.db.all<{ id: string }>(`SELECT id FROM plans WHERE instance = ? ORDER BY id`, [instance]);
-    const out: TreePlace[] = [];
-    for (const { id } of ids) {
-      const place = await placeOf(this.db, id);
-      if (place) out.push(place);
-    }
-    return out;
+  /** The child plans running as this agent instance (one per tree that has it), in the order they were made. */
+  byInstance(instance: string): Promise<TreePlace[]> {
+    return placesOfInstance(this.db, instance);
   }
 
   /** An agent instance's conversation, in order (the messages as the API takes them). */
