@@ -2,7 +2,8 @@ import { answerCommand } from '../model/command-line.js';
 import { waitingFrom, type Waiting } from '../model/waiting.js';
 import { chainIn, pathOf, subtreeIn } from '../store/tree/path-from-root.js';
 import type { TreePlace } from '../store/index.js';
-import type { Store, WaitingItem } from '../store/types.js';
+import type { PlanRecord, Store, WaitingItem } from '../store/types.js';
+import type { DotplanReads } from './dotplan-reads.js';
 
 /** One thing waiting for a person, as `dotplan inbox` lists it. */
 export interface InboxEntry extends Waiting {
@@ -45,4 +46,22 @@ async function within(store: Store, planId: string): Promise<Located> {
   const inside = subtreeIn(places, planId);
   const items = (await store.plans.waiting(places[0]!.id, { tree: true })).filter((item) => inside.has(item.planId));
   return { items, pathOf: (item) => pathOf(chainIn(places, item.planId), item.nodeId) };
+}
+
+/**
+ * Every plan, oldest first, with how many questions and reviews wait for a person in each plan and in
+ * every plan below it (`plan list`'s WAITING): the plans and what waits read at once, no path made.
+ */
+export async function plansWithWaiting(dotplan: DotplanReads): Promise<{ plans: PlanRecord[]; waiting: Map<string, number> }> {
+  const [plans, items] = await Promise.all([dotplan.plans(), dotplan.store.plans.waiting()]);
+  const parentOf = new Map(plans.flatMap((p) => (p.parent ? [[p.id, p.parent.planId] as const] : [])));
+  const waiting = new Map<string, number>();
+  for (const item of items) {
+    const seen = new Set<string>();
+    for (let id: string | undefined = item.planId; id !== undefined && !seen.has(id); id = parentOf.get(id)) {
+      seen.add(id);
+      waiting.set(id, (waiting.get(id) ?? 0) + 1);
+    }
+  }
+  return { plans, waiting };
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { PLAN_STATUSES, type PlanStatus } from '../../model/types.js';
 import type { PlanRecord } from '../../store/types.js';
-import type { InboxEntry } from '../../operations/inbox.js';
+import { plansWithWaiting } from '../../operations/inbox.js';
 import { formatTable, printJson } from '../io.js';
 import type { GetContext } from './index.js';
 
@@ -19,10 +19,8 @@ export function registerPlanListCommand(plan: Command, getContext: GetContext): 
     .option('--json', 'print JSON')
     .action(async (opts: { status?: PlanStatus; json?: boolean; all?: boolean }, command: Command) => {
       const ctx = await getContext(command);
-      const reads = await ctx.reads();
       // Every plan, for the counts to reach each root from the children below it whatever is listed.
-      const [every, inbox] = await Promise.all([reads.plans(), reads.inbox()]);
-      const waiting = waitingBelow(every, inbox);
+      const { plans: every, waiting } = await plansWithWaiting(await ctx.reads());
       const plans = every.reverse().filter((p) => (opts.status === undefined || p.status === opts.status) && (opts.all === true || !p.parent));
       const count = (p: PlanRecord) => waiting.get(p.id) ?? 0;
       if (opts.json) {
@@ -68,18 +66,4 @@ export function registerPlanListCommand(plan: Command, getContext: GetContext): 
           formatTable([['ID', 'STATUS', 'UPDATED', 'WAITING', 'TITLE'], ...plans.map((p) => [p.id, p.status, p.updatedAt.toISOString(), shown(p), p.title])]),
         );
     });
-}
-
-/** Plan id → the questions and reviews waiting in it and in every plan below it (each counted in its plan and each ancestor). */
-function waitingBelow(plans: readonly PlanRecord[], inbox: readonly InboxEntry[]): Map<string, number> {
-  const parentOf = new Map(plans.flatMap((p) => (p.parent ? [[p.id, p.parent.planId] as const] : [])));
-  const out = new Map<string, number>();
-  for (const entry of inbox) {
-    const seen = new Set<string>();
-    for (let id: string | undefined = entry.planId; id !== undefined && !seen.has(id); id = parentOf.get(id)) {
-      seen.add(id);
-      out.set(id, (out.get(id) ?? 0) + 1);
-    }
-  }
-  return out;
 }
