@@ -59,6 +59,7 @@ describe('questions inside child plans', () => {
     expect(show).toContain(`waiting in child plan ${entry!.planId} (approver_001): an answer to node approve`);
     const below = (await runInProcess([...db, 'plan', 'show', research], { env, cwd: h.dir })).stdout;
     expect(below).toContain(`agent node check runs child plan ${entry!.planId} (approver_001, running)`);
+    expect(below).toContain(`child plan of node research of ${root} (instance research_001, root ${root})`);
     // `plan list` counts what waits in each plan and below it: the root says one question waits in its tree.
     const roots = JSON.parse((await runInProcess([...db, 'plan', 'list', '--json'], { env, cwd: h.dir })).stdout) as Array<{ id: string; waiting: number }>;
     expect(roots.map((p) => [p.id, p.waiting])).toEqual([[root, 1]]);

@@ -222,12 +222,13 @@ function printCreated(ctx: CliContext, created: CreatedPlan, source: string | un
 
 /** `plan show`'s notes on the plan stack and task groups: the plan's parent, each agent node's child, each serial group's order. */
 async function stackNotes(dotplan: DotplanReads, planId: string): Promise<string[]> {
-  const [plan, nodes, graph, tree] = await Promise.all([dotplan.plan(planId), dotplan.nodes(planId), dotplan.liveGraph(planId), dotplan.tree(planId)]);
-  const notes: string[] = [];
-  if (plan.parent)
-    notes.push(`child plan of node ${plan.parent.nodeId} of ${plan.parent.planId} (instance ${plan.instance ?? '?'}, root ${plan.rootPlanId ?? '?'})`);
-  // The children as the tree read them (one read for all, not one per agent node).
+  const [nodes, graph, tree] = await Promise.all([dotplan.nodes(planId), dotplan.liveGraph(planId), dotplan.tree(planId)]);
+  // The plan and its children as the tree read them (one read for all, not one per agent node); a child
+  // made after that read (a worker runs beside) is read alone.
   const inTree = new Map(tree.plans.map((entry) => [entry.id, entry]));
+  const plan = inTree.get(planId)!;
+  const notes: string[] = [];
+  if (plan.parent) notes.push(`child plan of node ${plan.parent.nodeId} of ${plan.parent.planId} (instance ${plan.instance ?? '?'}, root ${tree.root})`);
   for (const node of nodes) {
     if (node.childPlanId === undefined) continue;
     const child = inTree.get(node.childPlanId) ?? (await dotplan.plan(node.childPlanId));
