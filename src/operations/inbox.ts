@@ -1,7 +1,6 @@
 import { answerCommand } from '../model/command-line.js';
 import { waitingFrom, type Waiting } from '../model/waiting.js';
 import { chainIn, pathOf, subtreeIn } from '../store/tree/path-from-root.js';
-import type { TreePlace } from '../store/index.js';
 import type { PlanRecord, Store, WaitingItem } from '../store/types.js';
 import type { DotplanReads } from './dotplan-reads.js';
 
@@ -18,8 +17,8 @@ export interface InboxEntry extends Waiting {
 /**
  * What waits for a person (every plan's, or one plan's and its descendants'), oldest first, each with
  * the command that answers it. One plan's: its tree read once (its places, then what waits in the whole
- * tree), the paths from the root made of those places; every plan's: the chain of each plan that has
- * something waiting, read once.
+ * tree), the paths from the root made of those places; every plan's: the chains of the plans that have
+ * something waiting, read at once.
  */
 export async function inbox(store: Store, planId?: string): Promise<InboxEntry[]> {
   const now = Date.now();
@@ -35,8 +34,7 @@ type Located = { items: WaitingItem[]; pathOf: (item: WaitingItem) => string | u
 
 async function everywhere(store: Store): Promise<Located> {
   const items = await store.plans.waiting();
-  const planIds = [...new Set(items.map((item) => item.planId))];
-  const chains = new Map<string, TreePlace[]>(await Promise.all(planIds.map(async (id) => [id, await store.tree.chainOf(id)] as const)));
+  const chains = await store.tree.chainsOf([...new Set(items.map((item) => item.planId))]);
   return { items, pathOf: (item) => pathOf(chains.get(item.planId) ?? [], item.nodeId) };
 }
 

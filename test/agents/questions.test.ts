@@ -79,6 +79,9 @@ describe('questions inside child plans', () => {
     await h.runUntilIdle();
     expect(await listed(other)).toEqual([[other, undefined]]);
     expect(await listed(root)).toEqual(there);
+    // The inbox of every plan: each question with its own tree's path (the chains of both read at once), oldest first.
+    const everything = JSON.parse((await runInProcess([...db, 'inbox', '--json'], { env, cwd })).stdout) as Array<{ planId: string; path?: string }>;
+    expect(everything.map((e) => [e.planId, e.path])).toEqual([...there, [other, undefined]]);
     // So the root, served as an A2A task, asks for input (the task's state is read from its tree's inbox).
     const reads = new DotplanReads(h.store, await createRegistry(), defaultConfig(), h.dir);
     expect(stateName(taskState(await readFacts(reads, root)))).toBe('INPUT_REQUIRED');

@@ -1,5 +1,5 @@
 import type { PlanStatus } from '../../model/types.js';
-import { marks, NO_SQL, type Queryable, type Statement } from './executor.js';
+import { chunk, marks, NO_SQL, type Queryable, type Statement } from './executor.js';
 import { reservedNodeIds } from './plans.js';
 
 /**
@@ -81,16 +81,23 @@ export async function placesOfInstance(q: Queryable, instance: string): Promise<
   return rows.map(place);
 }
 
-/** The plan and its ancestors, root first. */
-export async function chainOf(q: Queryable, planId: string): Promise<TreePlace[]> {
-  const chain: TreePlace[] = [];
-  for (let id: string | null = planId; id !== null;) {
-    const place = await placeOf(q, id);
-    if (!place) break;
-    chain.unshift(place);
-    id = place.parentPlanId;
+/**
+ * The plans and every plan above them (their ancestors up to each root), in no order: one read per
+ * 500 plans, whatever the depth — a recursive walk up the parent links in SQL (a chain is then made
+ * of them by tree/path-from-root.ts's chainIn), where a chain used to take one read per level.
+ */
+export async function placesAbove(q: Queryable, planIds: readonly string[]): Promise<TreePlace[]> {
+  const byId = new Map<string, TreePlace>();
+  for (const part of chunk([...new Set(planIds)])) {
+    const rows = await q.all<TreePlace>(
+      `WITH RECURSIVE up(id) AS (SELECT id FROM plans WHERE id IN (${marks(part.length)}) ` +
+        `UNION SELECT p.parent_plan_id FROM plans p JOIN up ON p.id = up.id WHERE p.parent_plan_id IS NOT NULL) ` +
+        `SELECT ${PLACE} FROM plans WHERE id IN (SELECT id FROM up)`,
+      [...part],
+    );
+    for (const row of rows) byId.set(row.id, place(row));
   }
-  return chain;
+  return [...byId.values()];
 }
 
 /** Every plan of the root's tree below it, root → leaf (by depth, then creation). */

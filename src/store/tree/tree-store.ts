@@ -10,12 +10,12 @@ import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
 import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
 import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
 import { claimOf } from '../sql/claim.js';
-import { chainOf, childSlot, descendants, lockRoot, placeOf, placesOfInstance, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
+import { childSlot, descendants, lockRoot, placeOf, placesAbove, placesOfInstance, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
 import { DotplanError } from '../../errors/errors.js';
-import { subtreeIn } from './path-from-root.js';
+import { chainIn, subtreeIn } from './path-from-root.js';
 
 /** The plan stack's limits (`limits.maxPlanDepth`, `limits.maxChildPlans`). */
 export type { TreePlace } from '../sql/tree.js';
@@ -97,7 +97,7 @@ export class TreeStore {
     const slot = pre?.ids.length === nodes ? pre : rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, nodes);
     if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
     const depth = slot.depth + 1;
-    const path = async () => [...(await chainOf(q, claim.planId)).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
+    const path = async () => [...chainIn(await placesAbove(q, [claim.planId]), claim.planId).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
     if (depth > limits.maxPlanDepth) {
       return failed(
         `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
@@ -193,9 +193,15 @@ export class TreeStore {
     return [top!, ...(await descendants(this.db, root))];
   }
 
-  /** The plan and its ancestors, root first (one read per level). */
-  chainOf(planId: string): Promise<TreePlace[]> {
-    return chainOf(this.db, planId);
+  /** The plan and its ancestors, root first (one read). */
+  async chainOf(planId: string): Promise<TreePlace[]> {
+    return chainIn(await placesAbove(this.db, [planId]), planId);
+  }
+
+  /** Each plan's chain (chainOf), for many plans at once: one read per 500 plans. */
+  async chainsOf(planIds: readonly string[]): Promise<Map<string, TreePlace[]>> {
+    const places = await placesAbove(this.db, planIds);
+    return new Map(planIds.map((id) => [id, chainIn(places, id)]));
   }
 
   /** The child plans running as this agent instance (one per tree that has it), in the order they were made. */
