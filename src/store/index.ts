@@ -87,5 +87,5 @@ export type { TokenRecord, TokenStore } from './sql/tokens.js';
 export type { KeyClaim, RequestKeys } from './request-keys.js';
 export type { RemoteCancel, RemoteTasks } from './remote-tasks.js';
 export type { SessionRecord, Sessions } from './sessions.js';
-export { pathFromRoot } from './tree/path-from-root.js';
+export { pathOf } from './tree/path-from-root.js';
 export type { TreeStore, TreeLimits, NewChild, StartedChild, ChildHandOff, CascadePlace, DecideCascade, TreePlace } from './tree/tree-store.js';

@@ -3,7 +3,7 @@ import { commaList } from '../model/attributes.js';
 import { parseDuration } from '../model/duration.js';
 import { waitingFrom } from '../model/waiting.js';
 import type { Notice } from '../notify/notice.js';
-import { pathFromRoot, type DueNotice, type Store } from '../store/index.js';
+import { pathOf, type DueNotice, type Store } from '../store/index.js';
 
 /**
  * People in the loop, from the worker's side (issue 9): each round it works out when the waits that
@@ -52,11 +52,13 @@ export class Attention {
     const due = await attention.due(BATCH);
     if (due.length === 0) return 0;
     const now = await attention.now();
+    // Where each question is, from the root (for a child plan's), for all of them in one read.
+    const chains = await this.store.tree.chainsOf([...new Set(due.map((item) => item.planId))]);
     for (const item of due) {
       const next = Math.min(now + this.#interval(item), item.timeoutAt ?? Infinity);
       if (!(await attention.claim(item, next))) continue; // another worker sent it
       const reminder = item.remindAt === null ? 0 : Math.max(1, Math.round((now - item.since.getTime()) / this.#interval(item)));
-      this.options.send(notice(item, reminder, await pathFromRoot(this.store.tree, item.planId, item.nodeId)));
+      this.options.send(notice(item, reminder, pathOf(chains.get(item.planId) ?? [], item.nodeId)));
     }
     return 0;
   }
