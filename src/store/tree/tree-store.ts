@@ -97,7 +97,7 @@ export class TreeStore {
     const slot = pre?.ids.length === nodes ? pre : rowId === undefined ? undefined : await childSlot(q, rowId, root, child.agentCode, nodes);
     if (!slot || slot.leaseToken !== claim.token) throw leaseLost();
     const depth = slot.depth + 1;
-    const path = async () => [...chainIn(await placesAbove(q, [claim.planId]), claim.planId).map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
+    const path = async () => [...(await chainsIn(q, [claim.planId])).get(claim.planId)!.map(describe), `${claim.nodeId} → ${child.agentCode}`].join(' › ');
     if (depth > limits.maxPlanDepth) {
       return failed(
         `PLAN_DEPTH_EXCEEDED: ${await path()} would be ${depth} plans below the root, over limits.maxPlanDepth=${limits.maxPlanDepth}; raise the setting or stop the recursion`,
@@ -193,15 +193,9 @@ export class TreeStore {
     return [top!, ...(await descendants(this.db, root))];
   }
 
-  /** The plan and its ancestors, root first (one read). */
-  async chainOf(planId: string): Promise<TreePlace[]> {
-    return chainIn(await placesAbove(this.db, [planId]), planId);
-  }
-
-  /** Each plan's chain (chainOf), for many plans at once: one read per 500 plans. */
-  async chainsOf(planIds: readonly string[]): Promise<Map<string, TreePlace[]>> {
-    const places = await placesAbove(this.db, planIds);
-    return new Map(planIds.map((id) => [id, chainIn(places, id)]));
+  /** Each plan's chain: the plan and its ancestors, root first (chainsIn). */
+  chainsOf(planIds: readonly string[]): Promise<Map<string, TreePlace[]>> {
+    return chainsIn(this.db, planIds);
   }
 
   /** The child plans running as this agent instance (one per tree that has it), in the order they were made. */
@@ -339,6 +333,12 @@ function failed(error: string): { result: StartedChild; written: Written[] } {
 /** `root title` for a root, `instance` for a child: how a path from the root names each plan. */
 function describe(place: TreePlace): string {
   return place.instance ?? place.title;
+}
+
+/** Each plan's chain, root first: the plans and their ancestors in one read per 500 plans (placesAbove), then chained (chainIn). */
+async function chainsIn(q: Queryable, planIds: readonly string[]): Promise<Map<string, TreePlace[]>> {
+  const places = await placesAbove(q, planIds);
+  return new Map(planIds.map((id) => [id, chainIn(places, id)]));
 }
 
 /** The plans below `top` among its tree's descendants (root → leaf order kept). */
