@@ -6,6 +6,7 @@ import type { NodeState, PlanState } from '../engine/snapshot.js';
 import type { Step } from '../engine/step.js';
 import { FINISHED_PLAN_STATUSES } from '../state/plan-moves.js';
 import type { Db, Queryable } from './sql/executor.js';
+import type { KnownPlan } from './sql/known-plans.js';
 import type { LoadedPlan } from './sql/load.js';
 import { toWriteSet, StaleStepError, type RowIds } from './sql/persist-rows.js';
 import { persistPostgres } from './sql/persist-postgres.js';
@@ -25,6 +26,8 @@ export interface PlannedStep {
   revision?: number;
   /** A child plan's end as the finish read it with its first reads (tree/read-ahead.ts): not read again. */
   ahead?: ChildAhead;
+  /** With `revision`: the plan's columns as the claims carried them, for the nodes the write hands over (not read back). */
+  columns?: KnownPlan;
 }
 
 export interface Written {
@@ -102,7 +105,8 @@ export class StepWriter {
     const ended: PlannedStep[] = [...given, ...(parent.steps.length > 0 ? [] : settling), ...parent.steps];
     const moved = new Set<string>();
     if (q.dialect === 'postgres') {
-      const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) });
+      const known = new Map(steps.flatMap((s) => (s.columns && s.revision !== undefined ? [[s.step.planId, s.columns] as const] : [])));
+      const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
       // The write's statement leaves before the child's is made: the server runs it meanwhile.
       if (handing) q.flush?.();

@@ -7,6 +7,7 @@ import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
 import { insertEvents } from './events.js';
 import { marks, type Queryable } from './executor.js';
 import { pgTouch } from './touch.js';
+import type { KnownPlan } from './known-plans.js';
 import { IN_RUNNING_PLAN } from './waits.js';
 
 /**
@@ -135,7 +136,19 @@ export async function withPlans(q: Queryable, rows: readonly ClaimRow[], { touch
 }
 
 export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
-  const planAttributes = parseJsonObject(plan.planAttributes);
+  return claimedIn(row, {
+    params: parseJsonObject(plan.params),
+    planAttributes: parseJsonObject(plan.planAttributes),
+    status: plan.planStatus,
+    mode: plan.planMode,
+    revision: Number(plan.planRevision),
+    root: plan.planRoot ?? undefined,
+    agent: plan.planAgent ?? undefined,
+  });
+}
+
+/** A claimed row of a plan whose columns are at hand (read with it, or known to the writer: known-plans.ts). */
+export function claimedIn(row: ClaimRow, plan: KnownPlan): ClaimedNode {
   const claimed = claimOf({
     planId: row.planId,
     nodeId: row.nodeId,
@@ -144,16 +157,16 @@ export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
     attempts: Number(row.attempts),
     token: row.token,
     leaseExpiresAt: new Date(Number(row.leaseExpiresAt)),
-    params: parseJsonObject(plan.params),
-    planAttributes,
-    planAgent: plan.planAgent,
-    rootPlanId: plan.planRoot,
+    params: plan.params,
+    planAttributes: plan.planAttributes,
+    planAgent: plan.agent,
+    rootPlanId: plan.root,
     label: row.label === null ? null : decodeText(row.label),
   });
   if (row.dependents) {
-    const planState: PlanState = { id: row.planId, status: plan.planStatus as PlanStatus, mode: plan.planMode, attributes: planAttributes };
-    if (plan.planRoot) planState.root = plan.planRoot;
-    claimed.basis = basisOf(row, planState, Number(plan.planRevision), row.dependents);
+    const planState: PlanState = { id: row.planId, status: plan.status as PlanStatus, mode: plan.mode, attributes: plan.planAttributes };
+    if (plan.root) planState.root = plan.root;
+    claimed.basis = basisOf(row, planState, plan.revision, row.dependents);
   }
   return claimed;
 }

@@ -1,5 +1,6 @@
 import type { HandOffOptions } from '../types.js';
-import { toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
+import { claimedIn, toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
+import type { KnownPlans } from './known-plans.js';
 import type { Queryable } from './executor.js';
 import type { Persisted } from './persist-sqlite.js';
 import type { WriteSet } from './persist-rows.js';
@@ -12,7 +13,8 @@ import { stepQuery, STEP_CHANGED } from './step-statement.js';
  * updated, the events inserted (and the plans' `updated_at`, touch.ts), the nodes the step hands to
  * the worker given their lease, up to `limit` more ready nodes claimed for it (SKIP LOCKED), and
  * workers elsewhere notified. Run inside a transaction (after locking reads) or on its own (from what
- * a claim saw): either way it writes the same rows. Returns undefined when a check failed.
+ * a claim saw): either way it writes the same rows. Returns undefined when a check failed. The nodes it
+ * hands over in `known` plans take their plan's columns from there (not read back).
  */
 type Row = ClaimRow & PlanColumns & { kind: 'h' | 'c' | 'p' | null };
 
@@ -21,8 +23,9 @@ export async function persistPostgres(
   writes: WriteSet,
   claim: HandOffOptions,
   notify: { channel: string; payloads: string[] },
+  known?: KnownPlans,
 ): Promise<Persisted | undefined> {
-  const { text, values } = stepQuery(writes, claim, notify);
+  const { text, values } = stepQuery(writes, claim, notify, known);
   let rows: Row[];
   try {
     rows = await q.all<Row>(text, values);
@@ -42,5 +45,10 @@ export async function persistPostgres(
   }
   handed.sort((a, b) => order.get(a.rowId)! - order.get(b.rowId)!);
   claimed.sort((a, b) => a.rowId - b.rowId);
-  return { handed: handed.map((r) => toClaimed(r, r)), claimed: claimed.map((r) => toClaimed(r, r)), planMoves };
+  const handedClaim = (row: Row) => {
+    // Read back with its plan's columns, unless the statement left them to the caller (`known`).
+    const plan = row.planStatus === undefined || row.planStatus === null ? known?.get(row.planId) : undefined;
+    return plan ? claimedIn(row, plan) : toClaimed(row, row);
+  };
+  return { handed: handed.map(handedClaim), claimed: claimed.map((r) => toClaimed(r, r)), planMoves };
 }
