@@ -1,0 +1,3 @@
+-- dotplan 0018 (sqlite): nothing to do. PostgreSQL's migration of this number splits the remote-cancel trigger's
+-- condition (PostgreSQL reads a trigger's condition from its text in every statement that updates the table);
+-- SQLite compiles the condition into each statement once, when the statement is prepared.
