@@ -100,7 +100,7 @@ export const claimReason = (owner: string) => `claimed by ${owner}`;
 /** PostgreSQL: call outside a transaction (the statement is its own). */
 export async function claimPostgres(q: Queryable, options: ClaimOptions): Promise<ClaimedNode[]> {
   const rows = await q.all<ClaimRow & PlanColumns>(PG_CLAIM, [options.limit, options.owner, options.leaseMs, options.owner, claimReason(options.owner)]);
-  return rows.map((row) => toClaimed(row, row));
+  return toClaims(rows);
 }
 
 /** SQLite: call inside a write transaction. `excluded`: rows a step just wrote, not claimed here (as on PostgreSQL, where one statement cannot see them). */
@@ -131,12 +131,29 @@ export async function withPlans(q: Queryable, rows: readonly ClaimRow[], { touch
       : `SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`,
     ids,
   );
-  const byId = new Map(plans.map((p) => [p.id, p]));
-  return rows.map((row) => toClaimed(row, byId.get(row.planId)!));
+  const byId = new Map(plans.map((p) => [p.id, knownOf(p)]));
+  return rows.map((row) => claimedIn(row, byId.get(row.planId)!));
 }
 
 export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
-  return claimedIn(row, {
+  return claimedIn(row, knownOf(plan));
+}
+
+/**
+ * Claimed rows read with their plans' columns in one statement: each plan's columns parsed once (the
+ * rows of one plan carry the same, read at the same moment), however many of its nodes were claimed.
+ */
+export function toClaims(rows: ReadonlyArray<ClaimRow & PlanColumns>): ClaimedNode[] {
+  const plans = new Map<string, KnownPlan>();
+  return rows.map((row) => {
+    let plan = plans.get(row.planId);
+    if (!plan) plans.set(row.planId, (plan = knownOf(row)));
+    return claimedIn(row, plan);
+  });
+}
+
+function knownOf(plan: PlanColumns): KnownPlan {
+  return {
     params: parseJsonObject(plan.params),
     planAttributes: parseJsonObject(plan.planAttributes),
     status: plan.planStatus,
@@ -144,7 +161,7 @@ export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
     revision: Number(plan.planRevision),
     root: plan.planRoot ?? undefined,
     agent: plan.planAgent ?? undefined,
-  });
+  };
 }
 
 /** A claimed row of a plan whose columns are at hand (read with it, or known to the writer: known-plans.ts). */

@@ -1,5 +1,5 @@
 import type { HandOffOptions } from '../types.js';
-import { claimedIn, toClaimed, type ClaimRow, type PlanColumns } from './claim.js';
+import { claimedIn, toClaimed, toClaims, type ClaimRow, type PlanColumns } from './claim.js';
 import type { KnownPlans } from './known-plans.js';
 import type { Queryable } from './executor.js';
 import type { Persisted } from './persist-sqlite.js';
@@ -50,5 +50,5 @@ export async function persistPostgres(
     const plan = row.planStatus === undefined || row.planStatus === null ? known?.get(row.planId) : undefined;
     return plan ? claimedIn(row, plan) : toClaimed(row, row);
   };
-  return { handed: handed.map(handedClaim), claimed: claimed.map((r) => toClaimed(r, r)), planMoves };
+  return { handed: handed.map(handedClaim), claimed: toClaims(claimed), planMoves };
 }
