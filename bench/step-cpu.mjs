@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // CPU per step, beside the step's time: a chain (p50 step) or the throughput plan (nodes/s) run by a real worker
-// (concurrency 10) on a scratch database, timed from the worker's start (the plan is stored before), with the CPU
+// (concurrency 10 unless told) on a scratch database, timed from the worker's start (the plan is stored before), with the CPU
 // it cost per step or node: the worker's main thread, its other threads (V8's compiler and collector, the lease
 // thread) and, on PostgreSQL, every local `postgres` process (read from /proc: run it on a machine doing nothing
 // else). Each measurement is a process of its own, and its second run is the one counted (the first warms it).
 // With --vs <checkout>, the other checkout's build runs in the same rounds, interleaved (A B, B A, …), so that a
-// change is measured against the code before it on the same machine in the same minutes.
-//   npm run build && node bench/step-cpu.mjs [chain|throughput] [steps or nodes] [rounds] [postgres|sqlite] [--vs ../other]
+// change is measured against the code before it on the same machine in the same minutes. --concurrency <n> (default
+// 10, as in the bench): the worker's slots, and so how many nodes one write can carry.
+//   npm run build && node bench/step-cpu.mjs [chain|throughput] [steps or nodes] [rounds] [postgres|sqlite] [--vs ../other] [--concurrency n]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database per process.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,21 +17,26 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 if (process.argv[2] === '--one') {
-  const [, , , dist, kind, n, backend] = process.argv;
-  console.log(JSON.stringify(await measureOnce(dist, kind, Number(n), backend)));
+  const [, , , dist, kind, n, backend, concurrency] = process.argv;
+  console.log(JSON.stringify(await measureOnce(dist, kind, Number(n), backend, Number(concurrency))));
   process.exit(0);
 }
 
 const args = process.argv.slice(2);
-const vsAt = args.indexOf('--vs');
-const other = vsAt >= 0 ? path.resolve(args.splice(vsAt, 2)[1]) : undefined;
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : undefined;
+};
+const vs = option('--vs');
+const other = vs === undefined ? undefined : path.resolve(vs);
+const concurrency = option('--concurrency') ?? '10';
 const [kind = 'chain', n = kind === 'chain' ? '2000' : '10000', rounds = '3', backend = 'postgres'] = args;
 const builds = { A: path.resolve(HERE, '..', 'dist'), ...(other ? { B: path.join(other, 'dist') } : {}) };
 const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 for (let round = 0; round < Number(rounds); round++) {
   const order = round % 2 === 0 ? Object.keys(builds) : Object.keys(builds).reverse();
   for (const build of order) {
-    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', builds[build], kind, n, backend], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', builds[build], kind, n, backend, concurrency], { encoding: 'utf8' });
     const result = JSON.parse(out.trim().split('\n').at(-1));
     results[build].push(result);
     console.log(`round ${round + 1} ${build}: ${line(result)}`);
@@ -56,7 +62,7 @@ function line(r) {
   return `${unit()} ${fmt(r.value)}; CPU ms per ${per}: main thread ${r.main.toFixed(3)}, other threads ${r.other.toFixed(3)}${pg}`;
 }
 
-async function measureOnce(dist, kind, steps, backend) {
+async function measureOnce(dist, kind, steps, backend, concurrency) {
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
   const { openScratchFor } = await load('bench/scratch-store.js');
   const { runPlan } = await load('bench/scenarios/run-plan.js');
@@ -71,7 +77,7 @@ async function measureOnce(dist, kind, steps, backend) {
     for (let run = 0; run < 2; run++) {
       const plan = await scratch.store.plans.create(kind === 'chain' ? chainPlan(steps) : independentPlan(steps));
       const [threads0, pg0] = [threadTimes(), postgresTime()];
-      const timed = await runPlan(scratch.store, tools, plan.id, 10, 600_000);
+      const timed = await runPlan(scratch.store, tools, plan.id, concurrency, 600_000);
       const [threads1, pg1] = [threadTimes(), postgresTime()];
       const main = threads1.get(String(process.pid)) - threads0.get(String(process.pid));
       let other = 0;
