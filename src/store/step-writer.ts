@@ -26,8 +26,11 @@ export interface PlannedStep {
   revision?: number;
   /** A child plan's end as the finish read it with its first reads (tree/read-ahead.ts): not read again. */
   ahead?: ChildAhead;
-  /** With `revision`: the plan's columns as the claims carried them, for the nodes the write hands over (not read back). */
-  columns?: KnownPlan;
+  /**
+   * With `revision`: the plan's parameters and agent as its claims carried them. With the plan state and
+   * revision above they are the plan's columns as the write checks them: the nodes it hands over do not read them back.
+   */
+  claimed?: { params: Record<string, string>; agent?: string };
 }
 
 export interface Written {
@@ -105,7 +108,9 @@ export class StepWriter {
     const ended: PlannedStep[] = [...given, ...(parent.steps.length > 0 ? [] : settling), ...parent.steps];
     const moved = new Set<string>();
     if (q.dialect === 'postgres') {
-      const known = new Map(steps.flatMap((s) => (s.columns && s.revision !== undefined ? [[s.step.planId, s.columns] as const] : [])));
+      const known = new Map(
+        steps.flatMap((s) => (s.claimed && s.revision !== undefined ? [[s.step.planId, knownPlan(s, s.revision, s.claimed)] as const] : [])),
+      );
       const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
       // The write's statement leaves before the child's is made: the server runs it meanwhile.
@@ -348,4 +353,9 @@ function wakeEvents(steps: readonly Step[]): WakeEvent[] {
 /** One more request for the LLM on each reflection plan whose step asks for it (served by src/store/llm-queue.ts). */
 async function askLlm(q: Queryable, steps: readonly PlannedStep[]): Promise<void> {
   for (const { step } of steps) if (step.askLlm) await q.run(`UPDATE plans SET llm_due = llm_due + 1 WHERE id = ?`, [step.planId]);
+}
+
+/** A plan as a write from its claims' bases expects it (its status and revision checked by the write). */
+function knownPlan({ plan }: PlannedStep, revision: number, claimed: NonNullable<PlannedStep['claimed']>): KnownPlan {
+  return { params: claimed.params, planAttributes: plan.attributes, status: plan.status, mode: plan.mode, revision, root: plan.root, agent: claimed.agent };
 }

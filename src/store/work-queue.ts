@@ -16,9 +16,8 @@ import { claimsOf, type PlannedStep, type StepWriter, type Written } from './ste
 import type { TreeStore } from './tree/tree-store.js';
 import { knownNodes, readAhead, slotAhead } from './tree/read-ahead.js';
 import { ChildAlong, type ChildrenStarted } from './tree/child-along.js';
-import type { AttemptReport, ClaimBasis, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
+import type { AttemptReport, ClaimedNode, ClaimOptions, FinishOptions, FinishOutcome, Outlook, WorkQueue } from './types.js';
 import { groupBy } from '../model/group-by.js';
-import type { KnownPlan } from './sql/known-plans.js';
 
 /** Leases a crashed worker may cost a node that sets no `retries` (nor its plan): a crash is not the node's fault. */
 export const EXPIRY_RETRIES = 2;
@@ -72,16 +71,25 @@ export class SqlWorkQueue implements WorkQueue {
     if (this.db.dialect !== 'postgres' || !reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
     const revisions = new Map<string, number>();
-    const columns = new Map<string, KnownPlan>();
     const tokens = new Map<number, string>();
     for (const { claim } of reports) {
       const basis = claim.basis!;
       // Bases of one plan read at different revisions do not make one snapshot.
       if ((revisions.get(claim.planId) ?? basis.revision) !== basis.revision) return undefined;
       revisions.set(claim.planId, basis.revision);
-      if (!columns.has(claim.planId)) columns.set(claim.planId, knownPlan(claim, basis));
       let loaded = byPlan.get(claim.planId);
-      if (!loaded) byPlan.set(claim.planId, (loaded = { plan: basis.plan, params: claim.params, nodes: new Map(), edges: new Map(), rows: new Map() }));
+      if (!loaded)
+        byPlan.set(
+          claim.planId,
+          (loaded = {
+            plan: basis.plan,
+            params: claim.params,
+            ...(claim.planAgent ? { agent: claim.planAgent } : {}),
+            nodes: new Map(),
+            edges: new Map(),
+            rows: new Map(),
+          }),
+        );
       if (loaded.nodes.has(claim.nodeId)) return undefined;
       loaded.nodes.set(claim.nodeId, { ...basis.node, attributes: claim.attributes });
       loaded.rows.set(claim.nodeId, basis.rowId);
@@ -98,11 +106,10 @@ export class SqlWorkQueue implements WorkQueue {
     let steps: PlannedStep[];
     try {
       // Written only if each plan is still at the revision its bases were read at: a revision since may have changed the edges.
-      steps = (await this.#steps(reports, byPlan, options)).map((s) => ({
-        ...s,
-        revision: revisions.get(s.step.planId)!,
-        columns: columns.get(s.step.planId)!,
-      }));
+      steps = (await this.#steps(reports, byPlan, options)).map((s) => {
+        const { params, agent } = byPlan.get(s.step.planId)!;
+        return { ...s, revision: revisions.get(s.step.planId)!, claimed: { params, ...(agent ? { agent } : {}) } };
+      });
     } catch (error) {
       if (error instanceof NeedsMore) return undefined;
       throw error;
@@ -318,17 +325,4 @@ export class SqlWorkQueue implements WorkQueue {
     const message = `its result could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`;
     return this.finishLocked([{ ...report, result: { kind: 'failed', error: message, retryable: false } }], options);
   }
-}
-
-/** A plan's columns as a claim carries them, at the status and revision of its basis (what a write from it expects). */
-function knownPlan(claim: ClaimedNode, basis: ClaimBasis): KnownPlan {
-  return {
-    params: claim.params,
-    planAttributes: claim.planAttributes,
-    status: basis.plan.status,
-    mode: basis.plan.mode,
-    revision: basis.revision,
-    root: claim.rootPlanId,
-    agent: claim.planAgent,
-  };
 }
