@@ -27,8 +27,9 @@ export interface PlannedStep {
   /** A child plan's end as the finish read it with its first reads (tree/read-ahead.ts): not read again. */
   ahead?: ChildAhead;
   /**
-   * With `revision`: the plan's parameters and agent as its claims carried them. With the plan state and
-   * revision above they are the plan's columns as the write checks them: the nodes it hands over do not read them back.
+   * The plan's parameters and agent: with `revision`, as its claims carried them — with the plan state and
+   * revision above, the plan's columns as the write checks them; on SQLite without, as read in the write's own
+   * transaction. Either way the nodes the write hands over do not read their plan back.
    */
   claimed?: { params: Record<string, string>; agent?: string };
 }
@@ -107,10 +108,8 @@ export class StepWriter {
     // The ends of child plans whose parent node's step is not in this write: their parents' steps follow it.
     const ended: PlannedStep[] = [...given, ...(parent.steps.length > 0 ? [] : settling), ...parent.steps];
     const moved = new Set<string>();
+    const known = knownPlans(q, steps);
     if (q.dialect === 'postgres') {
-      const known = new Map(
-        steps.flatMap((s) => (s.claimed && s.revision !== undefined ? [[s.step.planId, knownPlan(s, s.revision, s.claimed)] as const] : [])),
-      );
       const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
       // The write's statement leaves before the child's is made: the server runs it meanwhile.
@@ -122,7 +121,7 @@ export class StepWriter {
       await alongside;
       await askLlm(q, steps); // reflection and child plans never take the one-statement path (work-queue.ts): q is a transaction here
     } else {
-      persisted = await persistSqlite(q, writes, claim);
+      persisted = await persistSqlite(q, writes, claim, known);
       await askLlm(q, steps);
     }
     // SQLite's writers take turns: a plan settles in the write. On PostgreSQL a child plan does too — every
@@ -181,7 +180,8 @@ export class StepWriter {
     const [found] = await parentSteps(q, ended, this.retryDefaults, { owner: claim.owner, slots: Math.max(0, claim.limit - used) }, ending, ahead);
     if (!found) return none;
     const { step, loaded } = found;
-    return { steps: [{ step, plan: loaded.plan }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined), loaded };
+    const claimed = { params: loaded.params, ...(loaded.agent ? { agent: loaded.agent } : {}) };
+    return { steps: [{ step, plan: loaded.plan, claimed }], rows: (plan, node) => (plan === loaded.plan.id ? loaded.rows.get(node) : undefined), loaded };
   }
 
   /**
@@ -356,6 +356,23 @@ async function askLlm(q: Queryable, steps: readonly PlannedStep[]): Promise<void
 }
 
 /** A plan as a write from its claims' bases expects it (its status and revision checked by the write). */
-function knownPlan({ plan }: PlannedStep, revision: number, claimed: NonNullable<PlannedStep['claimed']>): KnownPlan {
-  return { params: claimed.params, planAttributes: plan.attributes, status: plan.status, mode: plan.mode, revision, root: plan.root, agent: claimed.agent };
+/**
+ * The plans whose columns the steps' callers hand the writer (PlannedStep.claimed): on PostgreSQL with the
+ * revision a claim's basis was read at (the write checks it), on SQLite as read in the write's transaction.
+ */
+function knownPlans(q: Queryable, steps: readonly PlannedStep[]): Map<string, KnownPlan> {
+  const known = new Map<string, KnownPlan>();
+  for (const { step, plan, revision, claimed } of steps) {
+    if (!claimed || (q.dialect === 'postgres' && revision === undefined)) continue;
+    known.set(step.planId, {
+      params: claimed.params,
+      planAttributes: plan.attributes,
+      status: plan.status,
+      mode: plan.mode,
+      ...(revision !== undefined ? { revision } : {}),
+      root: plan.root,
+      agent: claimed.agent,
+    });
+  }
+  return known;
 }

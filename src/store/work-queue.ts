@@ -106,10 +106,7 @@ export class SqlWorkQueue implements WorkQueue {
     let steps: PlannedStep[];
     try {
       // Written only if each plan is still at the revision its bases were read at: a revision since may have changed the edges.
-      steps = (await this.#steps(reports, byPlan, options)).map((s) => {
-        const { params, agent } = byPlan.get(s.step.planId)!;
-        return { ...s, revision: revisions.get(s.step.planId)!, claimed: { params, ...(agent ? { agent } : {}) } };
-      });
+      steps = (await this.#steps(reports, byPlan, options)).map((s) => ({ ...s, revision: revisions.get(s.step.planId)! }));
     } catch (error) {
       if (error instanceof NeedsMore) return undefined;
       throw error;
@@ -245,7 +242,8 @@ export class SqlWorkQueue implements WorkQueue {
       const rule = (snapshot: Snapshot) => finishAttempts(snapshot, ends, { retryDefaults: options.retryDefaults, owner: options.owner, claim: slots });
       const step = q ? await decideWithMore(q, loaded, rule) : rule(snapshotOf(loaded));
       slots -= step.changes.filter((c) => c.claim).length;
-      steps.push({ step, plan: loaded.plan });
+      // The plan's parameters and agent as loaded (a claim's basis, or a read under this transaction's lock).
+      steps.push({ step, plan: loaded.plan, claimed: { params: loaded.params, ...(loaded.agent ? { agent: loaded.agent } : {}) } });
     }
     return steps;
   }

@@ -7,7 +7,7 @@ import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
 import { insertEvents } from './events.js';
 import { marks, type Queryable } from './executor.js';
 import { pgTouch } from './touch.js';
-import type { KnownPlan } from './known-plans.js';
+import type { KnownPlan, KnownPlans } from './known-plans.js';
 import { IN_RUNNING_PLAN } from './waits.js';
 
 /**
@@ -120,19 +120,26 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
 
 /**
  * Claims of rows a statement just leased, their plans read in one statement — with `touch`, read and
- * touched (`updated_at`) in one, as a claim does.
+ * touched (`updated_at`) in one, as a claim does; without, the plans in `known` are not read.
  */
-export async function withPlans(q: Queryable, rows: readonly ClaimRow[], { touch = false } = {}): Promise<ClaimedNode[]> {
+export async function withPlans(
+  q: Queryable,
+  rows: readonly ClaimRow[],
+  { touch = false, known }: { touch?: boolean; known?: KnownPlans } = {},
+): Promise<ClaimedNode[]> {
   if (rows.length === 0) return [];
-  const ids = [...new Set(rows.map((r) => r.planId))];
-  const plans = await q.all<PlanColumns & { id: string }>(
-    touch
-      ? `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(ids.length)}) RETURNING ${PLAN_COLUMNS}`
-      : `SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`,
-    ids,
-  );
-  const byId = new Map(plans.map((p) => [p.id, knownOf(p)]));
-  return rows.map((row) => claimedIn(row, byId.get(row.planId)!));
+  const ids = [...new Set(rows.map((r) => r.planId))].filter((id) => touch || !known?.has(id));
+  const plans =
+    ids.length === 0
+      ? []
+      : await q.all<PlanColumns & { id: string }>(
+          touch
+            ? `UPDATE plans SET updated_at = NOW WHERE id IN (${marks(ids.length)}) RETURNING ${PLAN_COLUMNS}`
+            : `SELECT ${PLAN_COLUMNS} FROM plans WHERE id IN (${marks(ids.length)})`,
+          ids,
+        );
+  const byId = new Map<string, KnownPlan>(plans.map((p) => [p.id, knownOf(p)]));
+  return rows.map((row) => claimedIn(row, byId.get(row.planId) ?? known!.get(row.planId)!));
 }
 
 export function toClaimed(row: ClaimRow, plan: PlanColumns): ClaimedNode {
@@ -180,7 +187,7 @@ export function claimedIn(row: ClaimRow, plan: KnownPlan): ClaimedNode {
     rootPlanId: plan.root,
     label: row.label === null ? null : decodeText(row.label),
   });
-  if (row.dependents) {
+  if (row.dependents && plan.revision !== undefined) {
     const planState: PlanState = { id: row.planId, status: plan.status as PlanStatus, mode: plan.mode, attributes: plan.planAttributes };
     if (plan.root) planState.root = plan.root;
     claimed.basis = basisOf(row, planState, plan.revision, row.dependents);

@@ -4,6 +4,7 @@ import { insertEventRows } from './events.js';
 import type { Queryable } from './executor.js';
 import { nodeUpdateSqlite, planUpdateSqlite } from './sqlite-updates.js';
 import { StaleStepError, type WriteSet } from './persist-rows.js';
+import type { KnownPlans } from './known-plans.js';
 import { TOUCH_SQLITE } from './touch.js';
 import { groupBy } from '../../model/group-by.js';
 
@@ -17,11 +18,12 @@ export interface Persisted {
 /**
  * Writes a step's rows on SQLite, inside the caller's write transaction (BEGIN IMMEDIATE: no other
  * writer can interleave, so a failed guard means a bug, and throws), the plans' `updated_at` with
- * them (touch.ts). Then claims up to `claim.limit` more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
+ * them (touch.ts); the nodes it hands over take their plans' columns from `known` where the step's
+caller read them in this transaction. Then claims up to `claim.limit` more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
  * claimed after, and the plans whose move was written. Each node row is written by a statement that
  * sets only what its write changes (sqlite-updates.ts), and so is each plan's move.
  */
-export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions): Promise<Persisted> {
+export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions, known?: KnownPlans): Promise<Persisted> {
   const handedRows: ClaimRow[] = [];
   for (const node of writes.nodes) {
     const { sql, params, returning } = nodeUpdateSqlite(node, claim);
@@ -58,7 +60,7 @@ export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandO
     q,
     writes.events.filter((e) => !e.plan_move || planMoves.has(e.plan_id)),
   );
-  const handed = await withPlans(q, handedRows);
+  const handed = await withPlans(q, handedRows, { known });
   const others = claim.claimOthers === false ? 0 : claim.limit - handed.length;
   const claimed = await claimSqlite(
     q,
