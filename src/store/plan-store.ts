@@ -1,5 +1,5 @@
 import { refreshStatistics } from './sql/statistics.js';
-import { start } from '../engine/plan-steps.js';
+import { start, startedState } from '../engine/plan-steps.js';
 import { initialSnapshot } from '../engine/initial-state.js';
 import type { Step } from '../engine/step.js';
 import type { NodeStatus, PlanStatus } from '../model/types.js';
@@ -40,7 +40,15 @@ export class SqlPlanStore implements PlanStore {
     const id = newPlanId();
     const { snapshot, candidates } = initialSnapshot(id, input.graph);
     const step = start(snapshot, candidates);
+    // A start that only makes nodes ready is written with the plan's rows (each node inserted as the start leaves it), not as one update per node after them.
+    const state = startedState(snapshot, step);
     const written = await this.db.tx(async (q) => {
+      if (state) {
+        await insertPlan(q, input, snapshot, { started: { ...state, ids: [], leases: new Map(), events: step.events } });
+        const inserted = this.writer.inserted({ step, plan: snapshot.plan }, []);
+        await this.writer.announce(q, inserted);
+        return inserted;
+      }
       const { rows } = await insertPlan(q, input, snapshot);
       return this.writer.write(q, [{ step, plan: snapshot.plan }], (_, node) => rows.get(node), new Map());
     });

@@ -149,6 +149,17 @@ export class StepWriter {
   }
 
   /**
+   * Tells other processes of a write made outside write() — a plan inserted as its start leaves it —
+   * in the write's transaction, as write() does: on PostgreSQL a NOTIFY of its wake-ups; SQLite's other
+   * processes see the commit itself (wake.ts).
+   */
+  async announce(q: Queryable, written: Written): Promise<void> {
+    if (q.dialect !== 'postgres') return;
+    const payloads = this.wakes.payloads(written.wakes);
+    if (payloads.length > 0) await q.run(`SELECT pg_notify(CAST(? AS text), p) FROM unnest(CAST(? AS text[])) AS p`, [WAKE_CHANNEL, payloads]);
+  }
+
+  /**
    * The parent node's step of the one child plan these settling steps end, decided before the write
    * (what the write will leave of the child laid over what is read: no writer interleaves), so that the
    * child's end and its parent node's go in one write; with the parent's row ids. Nothing when no child

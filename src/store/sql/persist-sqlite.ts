@@ -18,10 +18,11 @@ export interface Persisted {
 /**
  * Writes a step's rows on SQLite, inside the caller's write transaction (BEGIN IMMEDIATE: no other
  * writer can interleave, so a failed guard means a bug, and throws), the plans' `updated_at` with
- * them (touch.ts); the nodes it hands over take their plans' columns from `known` where the step's
-caller read them in this transaction. Then claims up to `claim.limit` more ready nodes for the same worker. Returns the nodes the steps handed to the worker and those
- * claimed after, and the plans whose move was written. Each node row is written by a statement that
- * sets only what its write changes (sqlite-updates.ts), and so is each plan's move.
+ * them (touch.ts). Each node row and each plan move is written by a statement that sets only what its
+ * write changes (sqlite-updates.ts); the nodes the steps hand over take their plans' columns from
+ * `known`, where the steps' caller read them in this transaction. Then claims up to `claim.limit` more
+ * ready nodes for the same worker. Returns the nodes the steps handed to the worker and those claimed
+ * after, and the plans whose move was written.
  */
 export async function persistSqlite(q: Queryable, writes: WriteSet, claim: HandOffOptions, known?: KnownPlans): Promise<Persisted> {
   const handedRows: ClaimRow[] = [];

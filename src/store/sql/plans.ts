@@ -133,7 +133,7 @@ export interface InsertExtras {
 export interface StartedRows {
   status: string;
   nodes: ReadonlyMap<string, NodeState>;
-  /** Row ids, one per graph node in order. */
+  /** Row ids, one per graph node in order; none where no node is handed over (the rows then take new ids). */
   ids: readonly number[];
   /** The nodes handed to a worker: its id, the lease token, the lease's length in ms. */
   leases: ReadonlyMap<string, { owner: string; token: string; ms: number }>;
@@ -192,8 +192,9 @@ function nodeStatements(
   // on plans keeps the flag when the plan's status crosses running later.
   const held = planStatus === 'running' ? 0 : 1;
   const ids = new Map(nodes.map((node, i) => [node.id, started?.ids[i]]));
-  // NOW + NULL is NULL: a node not handed over has no lease.
-  const leased = started
+  // NOW + NULL is NULL: a node not handed over has no lease. Rows of a plan started with no node handed over take new ids.
+  const reserved = started !== undefined && started.ids.length > 0 ? started : undefined;
+  const leased = reserved
     ? { columns: ', id, attempts, lease_owner, lease_token, lease_expires_at, started_at', values: ', ?, ?, ?, ?, NOW + ?, CASE WHEN ? = 1 THEN NOW END' }
     : { columns: '', values: '' };
   return chunk(nodes, 300).map((part) => {
@@ -202,11 +203,11 @@ function nodeStatements(
     return {
       sql:
         `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held${leased.columns}) ` +
-        `VALUES ${values} RETURNING id, node_id AS "nodeId"${started ? ', lease_expires_at AS "leaseExpiresAt"' : ''}`,
+        `VALUES ${values} RETURNING id, node_id AS "nodeId"${reserved ? ', lease_expires_at AS "leaseExpiresAt"' : ''}`,
       params: part.flatMap((node) => {
         const state = states.get(node.id)!;
-        if (!started) return nodeValues(planId, node, state);
-        const lease = started.leases.get(node.id);
+        if (!reserved) return nodeValues(planId, node, state);
+        const lease = reserved.leases.get(node.id);
         return [
           ...nodeValues(planId, node, state),
           ids.get(node.id)!,
