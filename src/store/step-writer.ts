@@ -366,7 +366,6 @@ async function askLlm(q: Queryable, steps: readonly PlannedStep[]): Promise<void
   for (const { step } of steps) if (step.askLlm) await q.run(`UPDATE plans SET llm_due = llm_due + 1 WHERE id = ?`, [step.planId]);
 }
 
-/** A plan as a write from its claims' bases expects it (its status and revision checked by the write). */
 /**
  * The plans whose columns the steps' callers hand the writer (PlannedStep.claimed): on PostgreSQL with the
  * revision a claim's basis was read at (the write checks it), on SQLite as read in the write's transaction.
