@@ -1,5 +1,5 @@
 import { refreshStatistics } from './sql/statistics.js';
-import { start, startedState } from '../engine/plan-steps.js';
+import { start } from '../engine/plan-steps.js';
 import { initialSnapshot } from '../engine/initial-state.js';
 import type { Step } from '../engine/step.js';
 import type { NodeStatus, PlanStatus } from '../model/types.js';
@@ -8,7 +8,7 @@ import type { Reads } from './reads.js';
 import type { Db } from './sql/executor.js';
 import { loadAll, loadCandidates, loadNodes, loadPlan, loadDependents } from './sql/load.js';
 import { decideWithMore, snapshotOf } from './decide.js';
-import { insertPlan, nodeNotFound, planNotFound } from './sql/plans.js';
+import { insertPlan, nodeNotFound, planNotFound, startedRows } from './sql/plans.js';
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import { lockTrees } from './sql/tree.js';
 import { appendMessages } from './sql/messages.js';
@@ -41,10 +41,10 @@ export class SqlPlanStore implements PlanStore {
     const { snapshot, candidates } = initialSnapshot(id, input.graph);
     const step = start(snapshot, candidates);
     // A start that only makes nodes ready is written with the plan's rows (each node inserted as the start leaves it), not as one update per node after them.
-    const state = startedState(snapshot, step);
+    const started = startedRows(snapshot, step);
     const written = await this.db.tx(async (q) => {
-      if (state) {
-        await insertPlan(q, input, snapshot, { started: { ...state, ids: [], leases: new Map(), events: step.events } });
+      if (started) {
+        await insertPlan(q, input, snapshot, { started });
         const inserted = this.writer.inserted({ step, plan: snapshot.plan }, []);
         await this.writer.announce(q, inserted);
         return inserted;

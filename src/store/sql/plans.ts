@@ -1,7 +1,8 @@
 import { commandLine } from '../../model/command-line.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { NodeState, Snapshot } from '../../engine/snapshot.js';
-import type { EventInput } from '../../engine/step.js';
+import { startedState } from '../../engine/plan-steps.js';
+import type { EventInput, Step } from '../../engine/step.js';
 import type { GraphEdge, GraphNode } from '../../model/types.js';
 import { NODE_WAITS } from '../../model/waiting.js';
 import { encodeText } from '../text.js';
@@ -9,6 +10,7 @@ import type { CreatePlanInput } from '../types.js';
 import { eventStatements } from './events.js';
 import { toEventWrites } from './persist-rows.js';
 import { chunk, type Queryable, type Statement } from './executor.js';
+import { newLeaseToken } from './load.js';
 
 export function planNotFound(id: string): NotFoundError {
   return new NotFoundError(`plan ${JSON.stringify(id)} not found; list the stored plans with \`dotplan plan list\``);
@@ -138,6 +140,32 @@ export interface StartedRows {
   /** The nodes handed to a worker: its id, the lease token, the lease's length in ms. */
   leases: ReadonlyMap<string, { owner: string; token: string; ms: number }>;
   events: readonly EventInput[];
+}
+
+/**
+ * A new plan's rows as its start step leaves them (StartedRows), where the start only makes nodes ready
+ * and hands some to `handOff`'s worker — a child plan started by the worker that runs it (`ids`: its
+ * reserved row ids, the lease tokens carry them), or a plan made by a command (no ids, nothing handed
+ * over); undefined for any other start, which is written as a step after the rows.
+ */
+export function startedRows(
+  snapshot: Snapshot,
+  step: Step,
+  ids: readonly number[] = [],
+  handOff?: { owner: string; leaseMs: number },
+): StartedRows | undefined {
+  const state = startedState(snapshot, step);
+  if (!state) return undefined;
+  // Row ids follow the graph's node order, as the snapshot's.
+  const rowIds = new Map([...snapshot.nodes.keys()].map((node, i) => [node, ids[i]]));
+  const leases = new Map<string, { owner: string; token: string; ms: number }>();
+  for (const change of step.changes) {
+    if (!change.claim) continue;
+    const rowId = rowIds.get(change.node);
+    if (!handOff || rowId === undefined) return undefined;
+    leases.set(change.node, { owner: handOff.owner, token: newLeaseToken(rowId), ms: handOff.leaseMs });
+  }
+  return { status: state.status, nodes: state.nodes, ids, leases, events: step.events };
 }
 
 /** Node id → row id; and for nodes inserted with a lease, when it runs out (database clock, ms). */

@@ -1,14 +1,14 @@
 import { finishAttempts } from '../../engine/attempts.js';
 import { initialSnapshot } from '../../engine/initial-state.js';
-import { start, startedState } from '../../engine/plan-steps.js';
+import { start } from '../../engine/plan-steps.js';
 import type { Snapshot } from '../../engine/snapshot.js';
 import type { Step } from '../../engine/step.js';
 import { decideWithMore } from '../decide.js';
 import { newPlanId } from '../ids.js';
 import { appendMessages, listMessages } from '../sql/messages.js';
 import { chunk, marks, type Db, type Queryable } from '../sql/executor.js';
-import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, newLeaseToken, tokenRowId, type LoadedPlan } from '../sql/load.js';
-import { insertPlan, planNotFound, type InsertedRows, type StartedRows } from '../sql/plans.js';
+import { loadAll, loadCandidates, loadDependents, loadMany, loadNodes, loadPlan, tokenRowId, type LoadedPlan } from '../sql/load.js';
+import { insertPlan, planNotFound, startedRows, type InsertedRows, type StartedRows } from '../sql/plans.js';
 import { claimOf } from '../sql/claim.js';
 import { childSlot, descendants, lockRoot, placeOf, placesAbove, placesOfInstance, slotOf, type SlotRead, type TreePlace } from '../sql/tree.js';
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
@@ -117,7 +117,7 @@ export class TreeStore {
     const take = detach || !handOff ? undefined : { owner: handOff.owner, limit: handOff.limit };
     const startStep = start(snapshot, candidates, take);
     // The child's rows are written as its start leaves them, where it only makes nodes ready (and hands them over): one write, not two.
-    const started = bornStarted(snapshot, startStep, slot.ids, handOff);
+    const started = startedRows(snapshot, startStep, slot.ids, handOff);
     // The node drops its lease and waits on the child (a running node with no lease waits outside its plan),
     // written with the child's rows, before the child starts: a child with nothing to run ends at once, and its end finishes the node.
     const wait = {
@@ -278,21 +278,6 @@ export interface HandedTo {
 const HANDED_OR_FAIL =
   ` AND CAST(CASE WHEN status = 'running' AND lease_owner = ? AND attempts = ? THEN '1' ` +
   `ELSE 'agent node ' || node_id || ' was not handed over by the write before its child' END AS int) = 1`;
-
-/** The child's rows as its start leaves them (insertPlan's StartedRows), when the start only makes nodes ready and hands some to the worker. */
-function bornStarted(snapshot: Snapshot, step: Step, ids: readonly number[], handOff: { owner: string; leaseMs: number } | undefined): StartedRows | undefined {
-  const state = startedState(snapshot, step);
-  if (!state) return undefined;
-  // Row ids follow the graph's node order, as the snapshot's.
-  const rowIds = new Map([...snapshot.nodes.keys()].map((node, i) => [node, ids[i]!]));
-  const leases = new Map<string, { owner: string; token: string; ms: number }>();
-  for (const change of step.changes) {
-    if (!change.claim) continue;
-    if (!handOff) return undefined;
-    leases.set(change.node, { owner: handOff.owner, token: newLeaseToken(rowIds.get(change.node)!), ms: handOff.leaseMs });
-  }
-  return { status: state.status, nodes: state.nodes, ids, leases, events: step.events };
-}
 
 /**
  * A node handed to the worker with its new child, as a claim describes it: what toClaimed would read
