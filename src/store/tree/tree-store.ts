@@ -124,6 +124,10 @@ export class TreeStore {
       sql: `UPDATE nodes SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, child_plan_id = ?, updated_at = NOW WHERE id = ?${handed ? HANDED_OR_FAIL : ''}`,
       params: [id, rowId, ...(handed ? [handed.owner, handed.attempts] : [])],
     };
+    const planned = { step: startStep, plan: snapshot.plan };
+    // Ready nodes the start does not hand over are work for any worker: other processes hear of them at commit (a
+    // NOTIFY in this transaction on PostgreSQL), sent before the insert, which may carry the COMMIT.
+    if (started && [...started.nodes.values()].some((node) => node.status === 'ready')) await this.writer.announce(q, this.writer.inserted(planned, []));
     const inserted = await insertPlan(
       q,
       { ...input, child: { parent: { planId: claim.planId, nodeId: claim.nodeId, attempt: claim.attempts }, rootPlanId: root, depth, agentCode, instance } },
@@ -148,7 +152,6 @@ export class TreeStore {
     );
     const written: Written[] = [];
     if (detach) written.push(await this.#finishDetached(q, claim, id));
-    const planned = { step: startStep, plan: snapshot.plan };
     if (started) {
       const handed = [...started.leases].map(([node, lease]) =>
         handedNode(snapshot, started, inserted, node, lease.token, { params: input.params ?? {}, agentCode }),
