@@ -1,6 +1,7 @@
 import { ToolError } from '../errors/errors.js';
 import { findReferences, type Reference } from '../model/references.js';
 import { formatPath, valueToText, walkPath } from '../tools/json-path.js';
+import { jsonOrText } from '../tools/json-or-text.js';
 
 /**
  * Run-time resolution of `{{params.x}}`, `{{nodes.<id>.output[.path]}}` and `{{nodes.<id>.answer}}`
@@ -18,11 +19,7 @@ export interface ReferenceScope {
 
 /** The tool input text as a JSON value when it parses, else the text itself. */
 export function parseToolInput(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  return jsonOrText(text);
 }
 
 /** Replaces every reference in a text; values that are not strings are inserted as JSON. */

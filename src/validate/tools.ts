@@ -21,7 +21,7 @@ export const checkTools: Check = (ctx) => {
       const unknown = unknownTool(ctx, node, toolCode, 'toolCode');
       if (unknown) out.push(unknown);
       const toolInput = node.attributes['toolInput'];
-      const refused = unknown || toolInput === undefined ? undefined : inputRefused(ctx, node, toolCode, parseToolInput(toolInput), 'toolInput');
+      const refused = unknown || toolInput === undefined ? undefined : inputRefused(ctx, node, toolCode, () => parseToolInput(toolInput), 'toolInput');
       if (refused) out.push(refused);
     }
     const toolCalls = node.attributes['toolCalls'];
@@ -42,7 +42,7 @@ export const checkTools: Check = (ctx) => {
         const refused =
           unknown || call.toolInput === undefined
             ? undefined
-            : inputRefused(ctx, node, call.toolCode, call.toolInput, 'toolCalls', `toolCalls[${index}] (${call.toolCode})`);
+            : inputRefused(ctx, node, call.toolCode, () => call.toolInput, 'toolCalls', `toolCalls[${index}] (${call.toolCode})`);
         if (unknown ?? refused) out.push((unknown ?? refused)!);
       }
     }
@@ -78,9 +78,12 @@ function unknownTool(ctx: CheckContext, node: GraphNode, code: string, attribute
 }
 
 /** A literal input (given, and no `{{...}}` reference anywhere in it) that the tool's schema refuses, with the fields it names. */
-function inputRefused(ctx: CheckContext, node: GraphNode, code: string, input: unknown, attribute: string, where = attribute): Diagnostic | undefined {
+/** `inputOf`: the input as the tool would take it, made only where the tool has a schema to check it against. */
+function inputRefused(ctx: CheckContext, node: GraphNode, code: string, inputOf: () => unknown, attribute: string, where = attribute): Diagnostic | undefined {
   const schema = ctx.options.tools.get?.(code)?.inputSchema;
-  if (!schema || hasReferences(input)) return undefined;
+  if (!schema) return undefined;
+  const input = inputOf();
+  if (hasReferences(input)) return undefined;
   const checked = schema.safeParse(input);
   if (checked.success) return undefined;
   const server = mcpServerOf(code);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../errors/errors.js';
+import { jsonOrText } from '../json-or-text.js';
 import { parsePathText, walkPath } from '../json-path.js';
 import type { Tool } from '../types.js';
 
@@ -7,12 +8,7 @@ const input = z.union([z.strictObject({ pick: z.string(), from: z.unknown() }), 
 
 /** Values arriving as JSON text (an upstream output inserted as text) are parsed first. */
 function structured(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
+  return typeof value === 'string' ? jsonOrText(value) : value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
