@@ -77,8 +77,10 @@ function unknownTool(ctx: CheckContext, node: GraphNode, code: string, attribute
   };
 }
 
-/** A literal input (given, and no `{{...}}` reference anywhere in it) that the tool's schema refuses, with the fields it names. */
-/** `inputOf`: the input as the tool would take it, made only where the tool has a schema to check it against. */
+/**
+ * A literal input (given, and no `{{...}}` reference anywhere in it) that the tool's schema refuses, with the fields it names.
+ * `inputOf`: the input as the tool would take it, made only where the tool has a schema to check it against.
+ */
 function inputRefused(ctx: CheckContext, node: GraphNode, code: string, inputOf: () => unknown, attribute: string, where = attribute): Diagnostic | undefined {
   const schema = ctx.options.tools.get?.(code)?.inputSchema;
   if (!schema) return undefined;
