@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { packagePath } from './package-path.js';
 
 let version: string | undefined;
 
-/** dotplan's version, from its package.json (the same path from src/config and dist/config); read once. */
+/** dotplan's version, from its package.json ; read once. */
 export function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  version ??= (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
   return version;
 }

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { HttpEnv } from './auth.js';
+import { packagePath } from '../config/package-path.js';
 
 /**
  * The web UI's files (the Vite build of ui/ in dist/ui): `/` is its page, `/assets/*` its hashed
@@ -18,9 +18,9 @@ export interface UiOptions {
   dir?: string;
 }
 
-/** The package's built UI: dist/ui under the package root (the same relative place from src/http and dist/http). */
+/** The package's built UI: dist/ui under the package root. */
 export function packageUiDir(): string {
-  return fileURLToPath(new URL('../../dist/ui', import.meta.url));
+  return packagePath('dist', 'ui');
 }
 
 const TYPES: Readonly<Record<string, string>> = {

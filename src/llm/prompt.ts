@@ -5,6 +5,7 @@ import type { PlanGraph } from '../model/types.js';
 import { MODEL_FIXED_GRAPH_ATTRIBUTES, MODEL_FIXED_NODE_ATTRIBUTES } from '../revisions/fixed-attributes.js';
 import { toolInputJsonSchema } from '../tools/json-schema.js';
 import type { Tool } from '../tools/types.js';
+import { packagePath } from '../config/package-path.js';
 
 /**
  * What the model is told (SPEC §6): the system prompts are files in `prompts/` (the output format
@@ -17,7 +18,6 @@ export interface ChatMessage {
   content: string;
 }
 
-const PROMPTS = new URL('../../prompts/', import.meta.url);
 const cache = new Map<string, string>();
 
 /** The lists a prompt file names by placeholder, from the one place that holds each (the model's fixed attributes). */
@@ -32,7 +32,7 @@ const codeList = (names: Iterable<string>): string => [...names].map((name) => `
 export function promptFile(name: 'system' | 'answer' | 'verify'): string {
   let text = cache.get(name);
   if (text === undefined) {
-    const raw = readFileSync(new URL(`${name}.md`, PROMPTS), 'utf8');
+    const raw = readFileSync(packagePath('prompts', `${name}.md`), 'utf8');
     text = raw.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => PLACEHOLDERS[key]?.() ?? whole);
     cache.set(name, text);
   }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DotplanError } from '../errors/errors.js';
 import { DATA_STEPS } from './migrations-data.js';
 import type { Db, Dialect } from './sql/executor.js';
+import { packagePath } from '../config/package-path.js';
 
 /**
  * Applies the committed migrations (prisma/migrations/<provider>/NNNN_name/migration.sql) at
@@ -19,8 +19,7 @@ export interface Migration {
   checksum: string;
 }
 
-/** Works from src/store and from dist/store alike. */
-export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations/', import.meta.url));
+export const DEFAULT_MIGRATIONS_DIR = packagePath('prisma', 'migrations');
 
 const PROVIDER_DIR: Record<Dialect, string> = { sqlite: 'sqlite', postgres: 'postgresql' };
 

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readDot } from '../dot/index.js';
 import { InvalidInputError, NotFoundError } from '../errors/errors.js';
 import { parseParamDeclarations, type ParamDeclaration } from '../model/params.js';
 import type { PlanGraph } from '../model/types.js';
 import { firstParagraph, readHeaderComment } from './header.js';
+import { packagePath } from '../config/package-path.js';
 
 /** What `dotplan template list` shows of a template. */
 export interface TemplateInfo {
@@ -29,9 +29,9 @@ export interface Template extends Omit<TemplateInfo, 'error'> {
   graph: PlanGraph;
 }
 
-/** The package's own `templates/` (same relative place from src/templates and dist/templates). */
+/** The package's own `templates/`. */
 export function packageTemplatesDir(): string {
-  return fileURLToPath(new URL('../../templates', import.meta.url));
+  return packagePath('templates');
 }
 
 /** The package's templates, then `./templates` under the working directory when present and distinct. */

@@ -2,18 +2,33 @@
  * What `dotplan plan list`, `plan show` and `inbox` load: operators run them in loops, so they load the
  * read side and its database client, not the MCP client, the LLM client, the HTTP server, Graphviz, the worker,
  * Prisma's generated client or the regular-expression engine of edge conditions. Observed in a real
- * process through a module hook (NODE_OPTIONS=--import) that names every module it loads on standard error.
+ * process through a module hook (NODE_OPTIONS=--import) that names every file it loads on standard error;
+ * a file of the CLI's bundle (dist/bundle) stands for the modules its manifest says it holds.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, runDotplanProcess } from '../support/cli.js';
 import { cliDatabase, testBackend } from '../support/db.js';
 import { runCli } from './run-cli.js';
 
 const MARK = 'dotplan-test-loaded ';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLE = `${ROOT}dist/bundle/`;
+/** The modules in each file of the CLI's bundle (scripts/bundle-cli.mjs writes the manifest), paths from the package root. */
+const BUNDLED: Record<string, string[]> = JSON.parse(readFileSync(`${BUNDLE}modules.json`, 'utf8'));
+
+/** A loaded file as the modules it holds: a bundle file's from the manifest, any other file itself. */
+function modulesIn(url: string): string[] {
+  const file = url.startsWith('file:') ? fileURLToPath(url) : url;
+  if (!file.startsWith(BUNDLE)) return [file];
+  const held = BUNDLED[file.slice(BUNDLE.length)];
+  if (!held) throw new Error(`${file} is not in dist/bundle/modules.json: rebuild (npm run build)`);
+  return held.map((module) => `${ROOT}${module}`);
+}
 
 /**
  * Modules a command that only reads plans has no use for: the clients of the outside services a worker
@@ -61,7 +76,7 @@ describe(`what plan list, plan show and inbox load (${testBackend()})`, () => {
     const modules = run.stderr
       .split('\n')
       .filter((line) => line.startsWith(MARK))
-      .map((line) => line.slice(MARK.length));
+      .flatMap((line) => modulesIn(line.slice(MARK.length)));
     // The hook saw the command's own module: an empty list would prove nothing.
     expect(modules.some((url) => url.endsWith('/dist/cli/commands/plan.js'))).toBe(true);
     return { stdout: run.stdout, modules };

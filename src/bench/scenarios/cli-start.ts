@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openStore } from '../../store/index.js';
 import type { BenchResult } from '../results.js';
 import { median } from '../results.js';
 import { NOOP_TOOL, planInputOf } from './shapes.js';
+import { packagePath } from '../../config/package-path.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/dotplan.js', import.meta.url));
+const BIN = packagePath('bin', 'dotplan.js');
 
 /** One process run to its end: its wall time in ms; a failed run is an error (a benchmark of an error message measures nothing). */
 function wallMs(args: readonly string[]): number {

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildAgentRegistry } from '../../agents/registry.js';
 import { parseAgents } from '../../agents/agent-schema.js';
 import { DotplanError } from '../../errors/errors.js';
@@ -11,9 +10,10 @@ import { endsPlan, openStore } from '../../store/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import type { CliContext } from '../context.js';
 import { announceDemo, displayPath } from './demo-intro.js';
+import { packagePath } from '../../config/package-path.js';
 
-const AGENTS = fileURLToPath(new URL('../../../demo/agents.json', import.meta.url));
-const SCRIPT = fileURLToPath(new URL('../../../demo/agents-script.json', import.meta.url));
+const AGENTS = packagePath('demo', 'agents.json');
+const SCRIPT = packagePath('demo', 'agents-script.json');
 const GOAL = 'Tell me about ACME Corp in one sentence';
 const OWN_DATABASE = join('.dotplan', 'demo-agents.db');
 

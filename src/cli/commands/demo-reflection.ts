@@ -1,14 +1,14 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadScript, startScriptedServer } from '../../llm/scripted-server.js';
 import { Dotplan } from '../../operations/dotplan.js';
 import { endsPlan, openStore } from '../../store/index.js';
 import { formatMs, ProgressPrinter } from '../../worker/progress.js';
 import type { CliContext } from '../context.js';
 import { announceDemo, displayPath } from './demo-intro.js';
+import { packagePath } from '../../config/package-path.js';
 
-const SCRIPT = fileURLToPath(new URL('../../../demo/reflection-script.json', import.meta.url));
+const SCRIPT = packagePath('demo', 'reflection-script.json');
 const GOAL = 'What do we know about ACME Corp? Answer in one sentence.';
 /** The demo's own database, under the working directory: the scripted model is for the demo's plan alone. */
 const OWN_DATABASE = join('.dotplan', 'demo-reflection.db');
