@@ -1,6 +1,6 @@
 import type { BenchResult } from './results.js';
 import type { BenchSizes, DotplanBench, DotplanBenchTarget } from './run.js';
-import { openScratchStore } from './scratch-store.js';
+import { openScratchFor, openScratchStore } from './scratch-store.js';
 import { measureChain, measureChainShape } from './scenarios/chain.js';
 import { measureIdlePoll, type IdlePollCheck } from './scenarios/idle-poll.js';
 import { measureJoin } from './scenarios/join.js';
@@ -60,7 +60,9 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const plainStep = chain.results.find((r) => r.scenario === 'chain-latency-p50')!.value;
     const agentVsChain: BenchResult = { backend, scenario: 'agent-vs-chain', value: Math.round((agentChain.value / plainStep) * 100) / 100, unit: '×' };
     const treeCancel = await measureTreeCancel(backend, store, tools, sizes.tree);
-    const pausedClaim = await measurePausedClaims(backend, store, sizes.paused, 100);
+    // On two databases of its own: the claims on each are compared in turn (paused-claims.ts).
+    const openScratch = () => (target.backend === 'postgres' ? openScratchStore(target) : openScratchFor('sqlite'));
+    const pausedClaim = await measurePausedClaims(backend, openScratch, sizes.paused, 200);
     return {
       results: [
         throughput.result,
