@@ -61,8 +61,7 @@ export async function measureDotplan(target: DotplanBenchTarget, sizes: BenchSiz
     const agentVsChain: BenchResult = { backend, scenario: 'agent-vs-chain', value: Math.round((agentChain.value / plainStep) * 100) / 100, unit: '×' };
     const treeCancel = await measureTreeCancel(backend, store, tools, sizes.tree);
     // On two databases of its own: the claims on each are compared in turn (paused-claims.ts).
-    const openScratch = () => (target.backend === 'postgres' ? openScratchStore(target) : openScratchFor('sqlite'));
-    const pausedClaim = await measurePausedClaims(backend, openScratch, sizes.paused, 200);
+    const pausedClaim = await measurePausedClaims(backend, () => openScratchFor(backend, { DATABASE_URL: target.databaseUrl }), sizes.paused, 200);
     return {
       results: [
         throughput.result,

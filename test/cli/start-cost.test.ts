@@ -19,7 +19,15 @@ const MARK = 'dotplan-test-loaded ';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = `${ROOT}dist/bundle/`;
 /** The modules in each file of the CLI's bundle (scripts/bundle-cli.mjs writes the manifest), paths from the package root. */
-const BUNDLED: Record<string, string[]> = JSON.parse(readFileSync(`${BUNDLE}modules.json`, 'utf8'));
+const BUNDLED: Record<string, string[]> = readManifest();
+
+function readManifest(): Record<string, string[]> {
+  try {
+    return JSON.parse(readFileSync(`${BUNDLE}modules.json`, 'utf8')) as Record<string, string[]>;
+  } catch {
+    throw new Error('dist/bundle/modules.json is missing: run `npm run build` (npm test does it first)');
+  }
+}
 
 /** A loaded file as the modules it holds: a bundle file's from the manifest, any other file itself. */
 function modulesIn(url: string): string[] {
