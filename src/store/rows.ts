@@ -26,6 +26,22 @@ export function nodeColumns(prefix = ''): string {
 }
 export const NODE_COLUMNS = nodeColumns();
 
+/**
+ * What a step's snapshot holds of a node (toNodeState), under the NodeRow field names: the columns the
+ * engine's reads take. A row object costs its driver per column, and a finish reads one per node.
+ */
+export function stateColumns(prefix = ''): string {
+  const p = prefix;
+  return (
+    `${p}plan_id AS "planId", ${p}node_id AS "nodeId", ${p}type AS "type", ${p}status AS "status", ${p}attributes AS "attributes", ${p}attempts AS "attempts", ` +
+    `${p}output AS "output", ${p}answer AS "answer", ${p}error AS "error", ${p}skipped_by AS "skippedBy", ${p}waiting AS "waiting", ${p}taken AS "taken"`
+  );
+}
+export type StateRow = Pick<
+  NodeRow,
+  'planId' | 'nodeId' | 'type' | 'status' | 'attributes' | 'attempts' | 'output' | 'answer' | 'error' | 'skippedBy' | 'waiting' | 'taken'
+>;
+
 export interface PlanRow {
   id: string;
   title: string;
@@ -143,7 +159,7 @@ export function toNodeRecord(row: NodeRow): NodeRecord {
 }
 
 /** A node row as the engine sees it. */
-export function toNodeState(row: NodeRow): NodeState {
+export function toNodeState(row: StateRow): NodeState {
   const node: NodeState = {
     id: row.nodeId,
     type: row.type as NodeType,

@@ -143,7 +143,7 @@ export class SqlWorkQueue implements WorkQueue {
       const children = new Map(reports.flatMap((r) => (r.claim.rootPlanId !== undefined ? [[r.claim.planId, r.claim.rootPlanId] as const] : [])));
       // A child whose finishing nodes are all it was started with: its nodes are known from the reads of its own (knownNodes).
       const nodesKnown = (id: string) => reports.every((r) => r.claim.planId !== id || r.claim.startedWith === nodesOf.get(id)!.length);
-      const [leasedRows, dependents, aheads] = await Promise.all([
+      const [leasedRead, dependents, aheads] = await Promise.all([
         lockLeased(
           q,
           rowIds.filter((id): id is number => id !== undefined),
@@ -155,8 +155,8 @@ export class SqlWorkQueue implements WorkQueue {
       ]);
       const aheadOf = new Map(aheads.map((a) => [a.childId, a]));
       const dependentsIn = new Map(planIds.map((id, i) => [id, dependents[i] ?? aheadOf.get(id)!.own]));
-      await Promise.all(aheads.map((ahead) => knownNodes(q, ahead, { rows: leasedRows, dependents: ahead.own })));
-      const leased = new Map(leasedRows.map((row) => [Number(row.rowId), row]));
+      await Promise.all(aheads.map((ahead) => knownNodes(q, ahead, { rows: leasedRead.rows, dependents: ahead.own })));
+      const leased = new Map(leasedRead.rows.map((row) => [Number(row.rowId), row]));
       const byPlan = new Map<string, LoadedPlan>();
       const valid: AttemptReport[] = [];
       const tokens = new Map<number, string>();
@@ -167,7 +167,7 @@ export class SqlWorkQueue implements WorkQueue {
           continue;
         }
         let loaded = byPlan.get(row.planId);
-        if (!loaded) byPlan.set(row.planId, (loaded = planOf(row.planId, row)));
+        if (!loaded) byPlan.set(row.planId, (loaded = planOf(row.planId, leasedRead.plans.get(row.planId)!)));
         addRows(loaded, [row]);
         tokens.set(Number(row.rowId), report.claim.token);
         valid.push(report);

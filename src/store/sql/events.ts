@@ -2,7 +2,7 @@ import type { EventInput } from '../../engine/step.js';
 import { EVENT_COLUMNS, toEventRecord, type EventRow } from '../rows.js';
 import type { EventKind } from '../../model/types.js';
 import type { EventRecord } from '../types.js';
-import { chunk, type Queryable, type Statement } from './executor.js';
+import { chunk, repeated, type Queryable, type Statement } from './executor.js';
 import { toEventWrites, type EventWrite } from './persist-rows.js';
 
 /** The audit log's rows: written in order (ids follow it), read oldest first. */
@@ -17,10 +17,14 @@ export async function insertEventRows(q: Queryable, rows: readonly EventWrite[])
   for (const write of eventStatements(rows)) await q.run(write.sql, write.params);
 }
 
+/** The INSERT of `count` event rows (at most 400), made once per count: the same text, which the statement cache finds at once. */
+const inserts: string[] = [];
+const insertOf = (count: number) => (inserts[count] ??= INSERT + repeated('(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)', count));
+
 /** The INSERTs of event rows, 400 a statement (ids follow the order). */
 export function eventStatements(rows: readonly EventWrite[]): Statement[] {
   return chunk(rows, 400).map((part) => ({
-    sql: INSERT + part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW)').join(', '),
+    sql: insertOf(part.length),
     params: part.flatMap((e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
   }));
 }

@@ -63,7 +63,22 @@ export function withNow(sql: string, dialect: Dialect): string {
 
 /** `?, ?, ?` for an IN list. */
 export function marks(count: number): string {
-  return Array.from({ length: count }, () => '?').join(', ');
+  return repeated('?', count);
+}
+
+const lists = new Map<string, string[]>();
+/**
+ * `item` `count` times, comma-separated: the lists of placeholders a statement's text is built of, made
+ * once per item and count (up to 500) and then the same string, which a statement cache finds at once.
+ */
+export function repeated(item: string, count: number): string {
+  let made = lists.get(item);
+  if (!made) lists.set(item, (made = []));
+  const known = made[count];
+  if (known !== undefined) return known;
+  const text = Array.from({ length: count }, () => item).join(', ');
+  if (count <= 500) made[count] = text;
+  return text;
 }
 
 /** `FOR UPDATE` on PostgreSQL (row locks), nothing on SQLite (the write transaction locks the file). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
 import type { PlanStatus } from '../../model/types.js';
-import { nodeColumns, parseJsonObject, toNodeState, type NodeRow } from '../rows.js';
+import { parseJsonObject, stateColumns, toNodeState, type StateRow } from '../rows.js';
 import { chunk, forUpdate, marks, NO_SQL, type Queryable, type Statement } from './executor.js';
 
 /**
@@ -22,8 +22,9 @@ export interface LoadedPlan {
   rows: Map<string, number>;
 }
 
-export type Row = NodeRow & { rowId: number };
-const COLUMNS = `${nodeColumns()}, id AS "rowId"`;
+/** A node row as a step reads it (stateColumns), with its row id. */
+export type Row = StateRow & { rowId: number };
+const COLUMNS = `${stateColumns()}, id AS "rowId"`;
 
 interface PlanRow {
   status: string;
@@ -45,7 +46,7 @@ export async function loadPlan(q: Queryable, planId: string, lock: boolean): Pro
 /** What loadPlan and loadNodes read, as columns of a plans row `p` and a nodes row `n`, for a read that joins them to others. */
 export const LOADED_COLUMNS = {
   plan: `p.status AS "planStatus", p.mode AS "planMode", p.attributes AS "planAttributes", p.params AS "planParams", p.parent_plan_id AS "planParentPlanId", p.parent_node_id AS "planParentNodeId", p.root_plan_id AS "planRoot", p.agent_code AS "planAgent"`,
-  node: `${nodeColumns('n.')}, n.id AS "rowId"`,
+  node: `${stateColumns('n.')}, n.id AS "rowId"`,
 };
 
 /** A plan with one node, from a row read with LOADED_COLUMNS. */
@@ -213,31 +214,53 @@ export async function loadMany(q: Queryable, planIds: readonly string[], options
   return out;
 }
 
-/** A running node still held by this lease token, locked; with its lease token and its plan's columns (planOf). */
-export interface LeasedRow extends Row, LoadedPlanColumns {
+/** A running node still held by this lease token, locked, with its lease token. */
+export interface LeasedRow extends Row {
   leaseToken: string | null;
 }
 
+/** The leased rows lockLeased read, and each one's plan as planOf takes it. */
+export interface Leased {
+  rows: LeasedRow[];
+  plans: Map<string, LoadedPlanColumns>;
+}
+
 /**
- * The running rows of these ids, locked in id order, each with its plan as loadPlan reads it (key-share
- * locked: read as it is once the lock is had, not as the statement's snapshot saw it before — the tree
- * lock, say — and taken anyway by the write's checks); `first`: a condition the first read takes first
- * (the tree lock, withTreeLock).
+ * The running rows of these ids, locked in id order, and their plans as loadPlan reads them; `first`: a
+ * condition the first read takes first (the tree lock, withTreeLock). PostgreSQL reads each row with its
+ * plan, key-share locked (read as it is once the lock is had, not as the statement's snapshot saw it
+ * before — the tree lock, say — and taken anyway by the write's checks). SQLite, whose write transaction
+ * holds the whole file, reads the plans apart, once each: a finish's rows are mostly of one plan, and
+ * each column a row carries costs the driver a property per row.
  */
-export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_SQL): Promise<LeasedRow[]> {
-  const out: LeasedRow[] = [];
-  const locks = q.dialect === 'postgres' ? `${forUpdate(q, 'OF n')} FOR KEY SHARE OF p` : '';
+export async function lockLeased(q: Queryable, rowIds: readonly number[], first: Statement = NO_SQL): Promise<Leased> {
+  const onPostgres = q.dialect === 'postgres';
+  const rows: Array<LeasedRow & Partial<LoadedPlanColumns>> = [];
+  const locks = onPostgres ? `${forUpdate(q, 'OF n')} FOR KEY SHARE OF p` : '';
+  const plan = onPostgres ? `, ${LOADED_COLUMNS.plan} FROM nodes n JOIN plans p ON p.id = n.plan_id` : ' FROM nodes n';
   for (const [i, part] of chunk(rowIds).entries()) {
     const before = i === 0 ? first : NO_SQL;
-    out.push(
-      ...(await q.all<LeasedRow>(
-        `SELECT ${LOADED_COLUMNS.node}, n.lease_token AS "leaseToken", ${LOADED_COLUMNS.plan} FROM nodes n JOIN plans p ON p.id = n.plan_id ` +
-          `WHERE n.id IN (${marks(part.length)}) AND n.status = 'running'${before.sql} ORDER BY n.id${locks}`,
+    rows.push(
+      ...(await q.all<LeasedRow & Partial<LoadedPlanColumns>>(
+        `SELECT ${LOADED_COLUMNS.node}, n.lease_token AS "leaseToken"${plan} WHERE n.id IN (${marks(part.length)}) AND n.status = 'running'${before.sql} ORDER BY n.id${locks}`,
         [...part, ...before.params],
       )),
     );
   }
-  return out;
+  const plans = new Map<string, LoadedPlanColumns>();
+  if (onPostgres) {
+    for (const row of rows) if (!plans.has(row.planId)) plans.set(row.planId, row as LoadedPlanColumns);
+  } else {
+    const ids = [...new Set(rows.map((row) => row.planId))];
+    for (const part of chunk(ids)) {
+      const read = await q.all<LoadedPlanColumns & { id: string }>(
+        `SELECT p.id, ${LOADED_COLUMNS.plan} FROM plans p WHERE p.id IN (${marks(part.length)})`,
+        part,
+      );
+      for (const row of read) plans.set(row.id, row);
+    }
+  }
+  return { rows, plans };
 }
 
 /** Adds node rows read (and locked) in this transaction — by a loader here, or the leased rows of a finish — unless already there. */
