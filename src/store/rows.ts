@@ -14,17 +14,12 @@ export const PLAN_COLUMNS =
   `id, title, status, mode, template, params, attributes, revision, error, created_at AS "createdAt", updated_at AS "updatedAt", rerun_of AS "rerunOf", ` +
   `result, tokens_used AS "tokensUsed", ` +
   `parent_plan_id AS "parentPlanId", parent_node_id AS "parentNodeId", parent_attempt AS "parentAttempt", root_plan_id AS "rootPlanId", depth, agent_code AS "agentCode", instance`;
-/** The node columns under the NodeRow field names; `prefix` qualifies them (`nodes.`) where a join makes names ambiguous. */
-export function nodeColumns(prefix = ''): string {
-  const p = prefix;
-  return (
-    `${p}plan_id AS "planId", ${p}node_id AS "nodeId", ${p}type AS "type", ${p}status AS "status", ${p}label AS "label", ${p}attributes AS "attributes", ` +
-    `${p}cluster AS "cluster", ${p}attempts AS "attempts", ${p}output AS "output", ${p}answer AS "answer", ${p}error AS "error", ${p}run_after AS "runAfter", ` +
-    `${p}skipped_by AS "skippedBy", ${p}waiting AS "waiting", ${p}taken AS "taken", ` +
-    `${p}lease_owner AS "leaseOwner", ${p}child_plan_id AS "childPlanId", ${p}lease_expires_at AS "leaseExpiresAt", ${p}started_at AS "startedAt", ${p}finished_at AS "finishedAt", ${p}updated_at AS "updatedAt"`
-  );
-}
-export const NODE_COLUMNS = nodeColumns();
+/** A node's record columns under the NodeRow field names (what a node's record shows; a step reads stateColumns). */
+export const NODE_COLUMNS =
+  `plan_id AS "planId", node_id AS "nodeId", type AS "type", status AS "status", label AS "label", attributes AS "attributes", ` +
+  `cluster AS "cluster", attempts AS "attempts", output AS "output", answer AS "answer", error AS "error", run_after AS "runAfter", ` +
+  `skipped_by AS "skippedBy", waiting AS "waiting", taken AS "taken", ` +
+  `lease_owner AS "leaseOwner", child_plan_id AS "childPlanId", lease_expires_at AS "leaseExpiresAt", started_at AS "startedAt", finished_at AS "finishedAt", updated_at AS "updatedAt"`;
 
 /**
  * What a step's snapshot holds of a node (toNodeState), under the NodeRow field names: the columns the
