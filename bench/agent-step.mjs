@@ -12,7 +12,11 @@
 // --warm=<n>, each round first runs n pairs of chains (a plain one, an agent one) that are not counted, so that
 // both are measured on a warmed process: the bench's plain chain runs after its throughput scenario has run
 // the same finish path 10,000 times, while a cold plain chain is still warming up through its 500 steps.
-//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu] [--warm=<n>]
+// With --timeline (instead of --count), one more round after the timed ones marks when each statement is
+// given to the driver and answered and when each tool starts, and prints for each chain the median offset
+// of each mark from its step's tool start (the chain's first tenth left out): where a step's wall time
+// goes, statement by statement.
+//   npm run build && node bench/agent-step.mjs [sqlite|postgres] [rounds] [--count] [--timed] [--like-bench] [--cpu] [--warm=<n>] [--timeline]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database is made per round.
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -27,8 +31,9 @@ import { measureThroughput } from '../dist/bench/scenarios/throughput.js';
 const p50 = (values) => percentile(values, 50);
 
 const args = process.argv.slice(2);
-const timed = args.includes('--timed');
-const count = args.includes('--count') || timed;
+const timeline = args.includes('--timeline');
+const timed = !timeline && args.includes('--timed');
+const count = !timeline && (args.includes('--count') || timed);
 const likeBench = args.includes('--like-bench');
 const cpu = args.includes('--cpu');
 const warmUps = Number(args.find((a) => a.startsWith('--warm='))?.slice('--warm='.length) ?? 0);
@@ -44,7 +49,17 @@ const calls = { plain: new Map(), agent: new Map() };
 const times = { plain: new Map(), agent: new Map() };
 let counting;
 const keyOf = (text) => String(text).replace(/\s+/g, ' ').slice(0, 100);
+/** --timeline: [time, what] while `counting` names a chain — statements sent and answered, tools started. */
+const marks = { plain: [], agent: [] };
+const mark = (what) => {
+  if (timeline && counting) marks[counting].push([performance.now(), what]);
+};
 const tally = (text) => {
+  if (timeline && counting) {
+    const label = String(text).slice(0, 60).replace(/\s+/g, ' ');
+    mark(`sent     ${label}`);
+    return () => mark(`answered ${label}`);
+  }
   if (!counting) return undefined;
   const key = keyOf(text);
   const [byText, timesOf] = [calls[counting], times[counting]];
@@ -57,10 +72,19 @@ const tally = (text) => {
     list.push(performance.now() - started);
   };
 };
-if (count) {
+if (count || timeline) {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (config, ...rest) {
     const done = tally(typeof config === 'string' ? config : config.text);
+    // pg-pool's query passes a callback (and gets no promise back): its answer is the callback's call.
+    const callback = rest.length > 0 && typeof rest.at(-1) === 'function' ? rest.length - 1 : -1;
+    if (done && callback >= 0) {
+      const given = rest[callback];
+      rest[callback] = (...answer) => {
+        done();
+        return given(...answer);
+      };
+    }
     const result = query.call(this, config, ...rest);
     if (done && typeof result?.then === 'function') result.then(done, done);
     return result;
@@ -105,6 +129,39 @@ function cpuPerStep(tools) {
   };
 }
 
+/** --timeline: each start of the no-op tool marked. */
+function markToolStarts(tools) {
+  const noop = tools.get('noop');
+  const run = noop.run;
+  noop.run = (input, ctx) => {
+    mark('tool started');
+    return run(input, ctx);
+  };
+}
+
+/** --timeline: each mark's median offset from its step's tool start, over the steps after the first tenth, in order of the medians. */
+function printTimeline(chain) {
+  const steps = [];
+  for (const [at, what] of marks[chain]) {
+    if (what === 'tool started') steps.push([[at, what]]);
+    else steps.at(-1)?.push([at, what]);
+  }
+  const offsets = new Map();
+  for (const step of steps.slice(Math.ceil(steps.length / 10), -1)) {
+    const seen = new Set();
+    for (const [at, what] of step) {
+      if (seen.has(what)) continue; // a statement sent twice in a step: its first
+      seen.add(what);
+      if (!offsets.has(what)) offsets.set(what, []);
+      offsets.get(what).push(at - step[0][0]);
+    }
+  }
+  const counted = steps.length - 1 - Math.ceil(steps.length / 10);
+  console.log(`timeline of a ${chain} step (ms from its tool's start, medians over ${counted} steps; marks in fewer than half of them left out):`);
+  const rows = [...offsets].filter(([, list]) => list.length >= counted / 2).map(([what, list]) => [what, p50(list)]);
+  for (const [what, at] of rows.sort((a, b) => a[1] - b[1])) console.log(`  ${at.toFixed(3).padStart(7)}  ${what}`);
+}
+
 /** One round on a fresh database: the plain chain's and the agent chain's p50 step, in ms. */
 async function round(counted = false) {
   const scratch = await openScratchFor(backend);
@@ -112,6 +169,7 @@ async function round(counted = false) {
     const log = new RunLog();
     const tools = await log.registry();
     const steps = cpu ? cpuPerStep(tools) : undefined;
+    if (counted && timeline) markToolStarts(tools);
     if (likeBench) await measureThroughput(backend, scratch.store, tools, log, 10_000, 10);
     // Chains run and not counted: both paths warmed (the JIT's, V8's heap) before the measured pair.
     for (let i = 0; i < warmUps; i++) {
@@ -144,6 +202,10 @@ const spentAll = cpu ? `; worker CPU per step: plain ${pick('plainCpu').toFixed(
 console.log(
   `${backend}, median of ${results.length}: plain step ${pick('plain').toFixed(3)} ms, agent step ${pick('agent').toFixed(3)} ms, ratio ${pick('ratio').toFixed(2)}×${spentAll}`,
 );
+if (timeline) {
+  await round(true);
+  for (const chain of ['agent', 'plain']) printTimeline(chain);
+}
 if (count) {
   // Counted in a round of its own, after the timed ones: the wrapper's cost stays out of their figures.
   const counted = await round(true);
@@ -159,7 +221,7 @@ if (count) {
     console.log(`statements per ${chain} step (${steps} steps, an extra round): ${(total / steps).toFixed(1)}${timedSum}`);
     for (const [text, n] of [...calls[chain]].sort((a, b) => (perStep(b[0], b[1]) ?? b[1]) - (perStep(a[0], a[1]) ?? a[1]))) {
       if (n < steps / 10) continue;
-      const ms = timed ? `${perStep(text, n).toFixed(3).padStart(7)} ms  ` : '';
+      const ms = timed ? `${(perStep(text, n)?.toFixed(3) ?? '—').padStart(7)} ms  ` : '';
       console.log(`  ${(n / steps).toFixed(2).padStart(5)}  ${ms}${text}`);
     }
   }
