@@ -112,13 +112,8 @@ if (count || timeline) {
  * no-op tool's starts since the previous call of next(): the tool is wrapped to note the CPU time at each start.
  */
 function cpuPerStep(tools) {
-  const noop = tools.get('noop');
-  const run = noop.run;
   let at = [];
-  noop.run = (input, ctx) => {
-    at.push(process.cpuUsage());
-    return run(input, ctx);
-  };
+  onToolStart(tools, () => at.push(process.cpuUsage()));
   return {
     next() {
       const [first, last] = [at[Math.floor(at.length / 2)], at[at.length - 1]];
@@ -129,12 +124,12 @@ function cpuPerStep(tools) {
   };
 }
 
-/** --timeline: each start of the no-op tool marked. */
-function markToolStarts(tools) {
+/** Calls `seen` at each start of the chains' no-op tool (--cpu notes the CPU time, --timeline marks it). */
+function onToolStart(tools, seen) {
   const noop = tools.get('noop');
   const run = noop.run;
   noop.run = (input, ctx) => {
-    mark('tool started');
+    seen();
     return run(input, ctx);
   };
 }
@@ -169,7 +164,7 @@ async function round(counted = false) {
     const log = new RunLog();
     const tools = await log.registry();
     const steps = cpu ? cpuPerStep(tools) : undefined;
-    if (counted && timeline) markToolStarts(tools);
+    if (counted && timeline) onToolStart(tools, () => mark('tool started'));
     if (likeBench) await measureThroughput(backend, scratch.store, tools, log, 10_000, 10);
     // Chains run and not counted: both paths warmed (the JIT's, V8's heap) before the measured pair.
     for (let i = 0; i < warmUps; i++) {
