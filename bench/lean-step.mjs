@@ -8,13 +8,15 @@
 // costs. Each runs as a named prepared statement on a connection of its own, in alternating rounds; the
 // p50 round trip (send to answer) over the second half of a chain of 1,500 steps, and the floor's.
 //   npm run build && node bench/lean-step.mjs [rounds] [--layouts]
-// DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): a scratch database is made.
+// DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres): a scratch database is made; its `options`
+// (`?options=-c%20synchronous_commit%3Doff`, say) reach every connection.
 import pg from 'pg';
 import { openScratchFor } from '../dist/bench/scratch-store.js';
 import { percentile } from '../dist/bench/stats.js';
 import { chainPlan } from '../dist/bench/scenarios/shapes.js';
 import { measureFloor } from '../dist/bench/floor.js';
 import { openStore } from '../dist/store/index.js';
+import { withServerOptions } from '../dist/store/pg-options.js';
 
 /** The median as the bench takes its p50s (stats.ts: nearest rank). */
 const p50 = (values) => percentile(values, 50);
@@ -120,7 +122,7 @@ async function chain(url, name, variant) {
   const store = await openStore({ url });
   const plan = await store.plans.create(chainPlan(STEPS + 1));
   await store.close();
-  const client = new pg.Client({ connectionString: url, options: `-c jit=off -c plan_cache_mode=${variant.mode}` });
+  const client = new pg.Client(withServerOptions(url, `-c jit=off -c plan_cache_mode=${variant.mode}`));
   await client.connect();
   try {
     const table = variant.table ?? 'nodes';

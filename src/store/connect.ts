@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { DotplanError } from '../errors/errors.js';
 import type { PrismaClient } from '../generated/sqlite/client.js';
+import { withServerOptions } from './pg-options.js';
 import { SqliteDb } from './sql/sqlite-db.js';
 import type { Db } from './sql/executor.js';
 
@@ -129,7 +130,7 @@ async function connectPostgres(target: { kind: 'postgres'; url: string }): Promi
   // the outlook's estimate over stale statistics: 13 ms instead of well under one). Idle connections
   // stay open for minutes, not pg's 10 s: a worker whose tool ran 10 s found its connection gone and
   // paid a reconnect (~19 ms) and the re-planning of its prepared statements.
-  const pool = new pg.Pool({ connectionString: target.url, max: 12, idleTimeoutMillis: 300_000, options: '-c jit=off' });
+  const pool = new pg.Pool({ ...withServerOptions(target.url, '-c jit=off'), max: 12, idleTimeoutMillis: 300_000 });
   pool.on('error', () => undefined); // an idle client's connection dropped: the pool replaces it
   try {
     (await pool.connect()).release(); // fail fast, with the server's message, when it cannot connect

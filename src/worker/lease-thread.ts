@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Db } from '../store/sql/executor.js';
 import { renewLeases } from '../store/sql/leases.js';
+import { withServerOptions } from '../store/pg-options.js';
 import { HeldLeases } from './held-leases.js';
 import type { FromLeaseThread, LeaseThreadData, ToLeaseThread } from './lease-messages.js';
 
@@ -34,7 +35,7 @@ async function open(): Promise<Db> {
     return new SqliteDb(handle, target.file, async () => void handle.close());
   }
   const [{ default: pg }, { PostgresDb }] = await Promise.all([import('pg'), import('../store/sql/postgres-db.js')]);
-  const pool = new pg.Pool({ connectionString: target.url, max: 1, connectionTimeoutMillis: Math.max(1000, leaseMs), options: '-c jit=off' });
+  const pool = new pg.Pool({ ...withServerOptions(target.url, '-c jit=off'), max: 1, connectionTimeoutMillis: Math.max(1000, leaseMs) });
   pool.on('error', () => undefined); // a dropped idle connection: the pool opens another at the next renewal
   (await pool.connect()).release();
   return new PostgresDb(pool, () => pool.end());
