@@ -2,6 +2,7 @@ import { coerceError, ToolError } from '../errors/errors.js';
 import type { Tool, ToolCatalogue, ToolContext } from '../tools/types.js';
 import { describeIssues } from '../tools/describe-issues.js';
 import { valueToText } from '../tools/json-path.js';
+import type { AttemptAbort } from './attempt-abort.js';
 import { resolveToolInput, resolveValue, type ReferenceScope } from './resolve-input.js';
 
 /** The node as the worker holds it (from its stored row). */
@@ -15,8 +16,8 @@ export interface ExecuteContext {
   planId: string;
   /** 1 for the first attempt. */
   attempt: number;
-  /** Aborts on plan cancellation or worker shutdown. */
-  signal: AbortSignal;
+  /** Aborts on plan cancellation, a lost lease or worker shutdown. */
+  abort: AttemptAbort;
   log: (message: string) => void;
   params: ReferenceScope['params'];
   nodes: ReferenceScope['nodes'];
@@ -31,62 +32,56 @@ export interface ExecuteContext {
 
 /**
  * Runs one attempt of a function or multiFunction node: resolves references in its input, validates
- * the input against the tool's schema, runs the tool (or the tools, concurrently) under a signal that
+ * the input against the tool's schema, runs the tool (or the tools, concurrently) under an abort that
  * also fires on timeout, and returns the output as stored text (strings as they are, other values as
  * JSON). Every failure is a ToolError whose `retryable` says whether another attempt may help; when
- * `ctx.signal` aborted the attempt, the error's `cause` is the signal's reason.
+ * `ctx.abort` aborted the attempt, the error's `cause` is its reason.
  */
 export async function executeNode(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue): Promise<{ output: string }> {
-  // With a timeout, the tools get a signal of their own that the timer or the attempt's signal fires;
-  // without one, the attempt's signal itself (no controller and listener per attempt).
+  // With a timeout, the tools get an abort of their own that the timer or the attempt's abort fires;
+  // without one, the attempt's abort itself.
   const timeoutMs = ctx.timeoutMs;
-  const controller = timeoutMs !== undefined ? new AbortController() : undefined;
+  const timed = timeoutMs !== undefined ? ctx.abort.child() : undefined;
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
-  const onAbort = () => controller?.abort(ctx.signal.reason);
-  if (controller && timeoutMs !== undefined) {
+  if (timed && timeoutMs !== undefined) {
     timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new ToolError(`timed out after ${formatSeconds(timeoutMs)}`));
+      timed.abort.abort(new ToolError(`timed out after ${formatSeconds(timeoutMs)}`));
     }, timeoutMs);
-    if (ctx.signal.aborted) onAbort();
-    else ctx.signal.addEventListener('abort', onAbort, { once: true });
   }
-  const signal = controller?.signal ?? ctx.signal;
+  const abort = timed?.abort ?? ctx.abort;
   try {
     const scope: ReferenceScope = { params: ctx.params, nodes: ctx.nodes };
-    const result = node.type === 'function' ? await runFunction(node, ctx, tools, scope, signal) : await runMulti(node, ctx, tools, scope, signal);
+    const result = node.type === 'function' ? await runFunction(node, ctx, tools, scope, abort) : await runMulti(node, ctx, tools, scope, abort);
     return { output: valueToText(result) };
   } catch (error) {
     if (timedOut) {
       throw new ToolError(`node "${node.id}" timed out after ${formatSeconds(ctx.timeoutMs ?? 0)}`, { cause: error });
     }
-    if (ctx.signal.aborted) {
-      const reason = ctx.signal.reason instanceof Error ? ctx.signal.reason.message : String(ctx.signal.reason);
-      throw new ToolError(`node "${node.id}" was aborted: ${reason}`, { cause: ctx.signal.reason });
+    if (ctx.abort.aborted) {
+      const reason = ctx.abort.reason instanceof Error ? ctx.abort.reason.message : String(ctx.abort.reason);
+      throw new ToolError(`node "${node.id}" was aborted: ${reason}`, { cause: ctx.abort.reason });
     }
     throw toToolError(error);
   } finally {
     clearTimeout(timer);
-    if (controller) ctx.signal.removeEventListener('abort', onAbort);
+    timed?.stop();
   }
 }
 
-async function runFunction(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, signal: AbortSignal): Promise<unknown> {
+async function runFunction(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, abort: AttemptAbort): Promise<unknown> {
   const code = node.attributes.toolCode;
   if (!code) throw new ToolError(`node "${node.id}" has no toolCode`, { retryable: false });
   const input = inNode(node, () => resolveToolInput(node.attributes.toolInput, scope));
   ctx.onInput?.(valueToText(input));
-  return runTool(node, findTool(node, tools, code), input, ctx, signal, '');
+  return runTool(node, findTool(node, tools, code), input, ctx, abort, '');
 }
 
-async function runMulti(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, signal: AbortSignal): Promise<unknown[]> {
+async function runMulti(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCatalogue, scope: ReferenceScope, abort: AttemptAbort): Promise<unknown[]> {
   const calls = parseToolCalls(node);
   // One failure aborts the others: the node fails as a whole.
-  const group = new AbortController();
-  const onAbort = () => group.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  const group = abort.child();
   try {
     const prepared = calls.map((call, index) => {
       const where = `toolCalls[${index}] (${call.toolCode})`;
@@ -96,14 +91,14 @@ async function runMulti(node: ExecutableNode, ctx: ExecuteContext, tools: ToolCa
     ctx.onInput?.(JSON.stringify(calls.map((call, index) => ({ toolCode: call.toolCode, toolInput: prepared[index]!.input }))));
     return await Promise.all(
       prepared.map(({ tool, input, where }) =>
-        runTool(node, tool, input, ctx, group.signal, where).catch((error: unknown) => {
-          group.abort(error);
+        runTool(node, tool, input, ctx, group.abort, where).catch((error: unknown) => {
+          group.abort.abort(error);
           throw error;
         }),
       ),
     );
   } finally {
-    signal.removeEventListener('abort', onAbort);
+    group.stop();
   }
 }
 
@@ -143,7 +138,7 @@ function inNode<T>(node: ExecutableNode, step: () => T, where = ''): T {
   }
 }
 
-async function runTool(node: ExecutableNode, tool: Tool, input: unknown, ctx: ExecuteContext, signal: AbortSignal, where: string): Promise<unknown> {
+async function runTool(node: ExecutableNode, tool: Tool, input: unknown, ctx: ExecuteContext, abort: AttemptAbort, where: string): Promise<unknown> {
   let value = input;
   if (tool.inputSchema) {
     const parsed = tool.inputSchema.safeParse(input);
@@ -155,17 +150,25 @@ async function runTool(node: ExecutableNode, tool: Tool, input: unknown, ctx: Ex
     }
     if ('data' in parsed) value = parsed.data;
   }
-  const toolCtx: ToolContext = { planId: ctx.planId, nodeId: node.id, attempt: ctx.attempt, signal, log: ctx.log };
+  // The tool's signal is made only if the tool reads it (attempt-abort.ts).
+  const toolCtx: ToolContext = {
+    planId: ctx.planId,
+    nodeId: node.id,
+    attempt: ctx.attempt,
+    get signal() {
+      return abort.signal;
+    },
+    log: ctx.log,
+  };
   // A tool that ignores its signal must not hold the attempt: the abort wins the race.
   return new Promise((resolve, reject) => {
-    const aborted = (): Error => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-    if (signal.aborted) return reject(aborted());
-    const onAbort = () => reject(aborted());
-    signal.addEventListener('abort', onAbort, { once: true });
+    const aborted = (reason: unknown): Error => (reason instanceof Error ? reason : new Error(String(reason)));
+    if (abort.aborted) return reject(aborted(abort.reason));
+    const stop = abort.onAbort((reason) => reject(aborted(reason)));
     Promise.resolve()
       .then(() => tool.run(value, toolCtx))
       .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+      .finally(stop);
   });
 }
 

@@ -15,7 +15,7 @@ import { fetchReferencedNodes, referencedNodes, type UpstreamNode } from './upst
  */
 export const agentKind: NodeKind = {
   type: 'agent',
-  async run(claim, signal, deps): Promise<AttemptResult> {
+  async run(claim, abort, deps): Promise<AttemptResult> {
     if (!deps.children) return { kind: 'failed', error: `agent node "${claim.nodeId}": this worker has no agents configured`, retryable: false };
     let input: ChildInput;
     try {
@@ -25,8 +25,8 @@ export const agentKind: NodeKind = {
       return { kind: 'failed', error: error.message, retryable: false };
     }
     // An external agent's node stands for its remote task: no child plan (src/agents/a2a/).
-    if (deps.remote?.handles(input.agentCode)) return deps.remote.run(claim, input, signal, deps.log);
-    const started = await deps.children.start(claim, input, signal, deps.handOff);
+    if (deps.remote?.handles(input.agentCode)) return deps.remote.run(claim, input, abort.signal, deps.log);
+    const started = await deps.children.start(claim, input, abort.signal, deps.handOff);
     if (started.kind === 'failed') return started;
     return { kind: 'delegated', childPlanId: started.childPlanId, claimed: started.claimed };
   },

@@ -5,7 +5,7 @@ import { fetchReferencedNodes } from './upstream.js';
 /** A confirm node asks its question, with its references resolved, and waits for a person. */
 export const confirmKind: NodeKind = {
   type: 'confirm',
-  async run(claim, _signal, deps) {
+  async run(claim, _abort, deps) {
     const question = claim.attributes.question;
     if (!question || !question.includes('{{')) return { kind: 'asked' };
     const upstream = await fetchReferencedNodes(claim, deps.plans, [question]);

@@ -1,5 +1,6 @@
 import type { AttemptResult } from '../engine/attempts.js';
 import type { RetryDefaults } from '../engine/retry-policy.js';
+import type { AttemptAbort } from '../execute/attempt-abort.js';
 import type { Judge } from '../execute/verify.js';
 import type { NodeType } from '../model/types.js';
 import type { ClaimedNode, PlanStore } from '../store/types.js';
@@ -32,5 +33,6 @@ export interface KindDeps {
  */
 export interface NodeKind {
   readonly type: NodeType;
-  run(claim: ClaimedNode, signal: AbortSignal, deps: KindDeps): Promise<AttemptResult>;
+  /** `abort`: the attempt's (plan cancelled, lease lost, worker stopping); its `signal` is made when read. */
+  run(claim: ClaimedNode, abort: AttemptAbort, deps: KindDeps): Promise<AttemptResult>;
 }

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { ClaimedNode, FinishOptions, WakeEvent } from '../store/types.js';
 import { reconnectDelay } from '../store/unreachable.js';
+import { AttemptAbort } from '../execute/attempt-abort.js';
 import { DatabaseHealth } from './db-health.js';
 import { FinishBatcher } from './finish-batcher.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -36,7 +37,7 @@ const UNWRITTEN_PER_SLOT = 4;
 export class Worker extends EventEmitter<WorkerEventMap> {
   /** Its name as lease owner and in events (`host:pid:random` unless given). */
   readonly owner: string;
-  private readonly inflight = new Map<string, { claim: ClaimedNode; controller: AbortController }>();
+  private readonly inflight = new Map<string, { claim: ClaimedNode; abort: AttemptAbort }>();
   private readonly finisher: FinishBatcher;
   private readonly poller: Poller;
   private unsubscribe: (() => void) | undefined;
@@ -91,7 +92,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       queue: options.store.queue,
       owner: this.owner,
       leaseMs: options.leaseMs,
-      onLost: (tokens) => tokens.forEach((token) => this.inflight.get(token)?.controller.abort(new AttemptAborted('lease lost'))),
+      onLost: (tokens) => tokens.forEach((token) => this.inflight.get(token)?.abort.abort(new AttemptAborted('lease lost'))),
       // A renewal that could not reach the database is made again, here, before expired leases are looked for.
       onError: (error) => (this.health.failed(error) ? void (this.renewDue = true) : void this.emit('worker:error', error)),
     });
@@ -165,7 +166,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       // After the loop's last round: a round in flight may have set the timers again.
       clearTimeout(this.dueTimer);
       clearTimeout(this.sweepTimer);
-      if (!options.drain) for (const { controller } of this.inflight.values()) controller.abort(new AttemptAborted('shutdown'));
+      if (!options.drain) for (const { abort } of this.inflight.values()) abort.abort(new AttemptAborted('shutdown'));
       await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
       await this.finisher.drain();
@@ -292,12 +293,12 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   }
 
   private launch(claim: ClaimedNode): void {
-    const controller = new AbortController();
-    this.inflight.set(claim.token, { claim, controller });
+    const abort = new AttemptAbort();
+    this.inflight.set(claim.token, { claim, abort });
     this.leases.hold(claim.token);
     void (async () => {
       try {
-        const result = await runClaim(claim, controller.signal, {
+        const result = await runClaim(claim, abort, {
           plans: this.options.store.plans,
           tools: this.options.tools,
           retryDefaults: this.options.retryDefaults,
@@ -321,7 +322,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         if (this.backlog) this.poller.wake();
         const outcome = await written;
         if (outcome instanceof Error) {
-          if (!controller.signal.aborted) this.report(outcome);
+          if (!abort.aborted) this.report(outcome);
         } else if (result.kind === 'asked') this.emit('question:asked', asked(claim, result));
         // Look again so that idleness, or a retry due later, is noticed.
         if (this.quiet()) this.poller.wake();

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { applyRevision } from '../../src/operations/apply-revision.js';
 import type { ClaimedNode } from '../../src/store/types.js';
+import { AttemptAbort } from '../../src/execute/attempt-abort.js';
 import { runClaim } from '../../src/worker/run-claim.js';
 import { openTreeHarness, type TreeHarness } from './tree-harness.js';
 
@@ -21,7 +22,7 @@ describe('an agent node handed over by a write starts its child in that write', 
 
   /** The worker's part for a claimed node: run it by its kind (an agent node starts its child, handing over its first node). */
   async function run(claim: ClaimedNode) {
-    return runClaim(claim, new AbortController().signal, {
+    return runClaim(claim, new AttemptAbort(), {
       plans: h.store.plans,
       tools: h.tools,
       retryDefaults,

@@ -15,6 +15,7 @@ import { preparePlan } from '../../src/plans/prepare-plan.js';
 import { createRegistry } from '../../src/tools/registry.js';
 import type { Tool, ToolCatalogue } from '../../src/tools/types.js';
 import { Worker } from '../../src/worker/worker.js';
+import { AttemptAbort } from '../../src/execute/attempt-abort.js';
 import { runClaim } from '../../src/worker/run-claim.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { Planner } from '../../src/llm/planner.js';
@@ -122,7 +123,7 @@ export async function openTreeHarness(options: {
       const claim = handed.shift() ?? (await store.queue.claim({ owner: 'stepper', limit: 1, leaseMs: 30_000 }))[0];
       if (!claim) return false;
       const retryDefaults = stepperRetry;
-      const result = await runClaim(claim, new AbortController().signal, {
+      const result = await runClaim(claim, new AttemptAbort(), {
         plans: store.plans,
         tools,
         retryDefaults,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AttemptAbort } from '../../src/execute/attempt-abort.js';
 import { executeNode, type ExecuteContext, type ExecutableNode } from '../../src/execute/execute-node.js';
 import { ToolError } from '../../src/errors/errors.js';
 import { createRegistry, type ToolRegistry } from '../../src/tools/registry.js';
@@ -47,7 +48,7 @@ function ctx(overrides: Partial<ExecuteContext> = {}): ExecuteContext {
   return {
     planId: 'p1',
     attempt: 1,
-    signal: new AbortController().signal,
+    abort: new AttemptAbort(),
     log: () => {},
     params: { who: 'Ada "the first"' },
     nodes: (id) => (({ up: { output: '{"n": 7, "list": [1, 2]}' }, asked: { answer: 'yes' } }) as Record<string, { output?: string; answer?: string }>)[id],
@@ -138,11 +139,31 @@ describe('executeNode: function', () => {
   });
 
   it('stops when the worker aborts (shutdown or cancel), keeping the reason', async () => {
-    const controller = new AbortController();
+    const abort = new AttemptAbort();
     const reason = new Error('worker shutting down');
-    setTimeout(() => controller.abort(reason), 30);
-    const error = await failure(executeNode(fn({ toolCode: 'sleep', toolInput: '{"ms": 10000}' }), ctx({ signal: controller.signal }), tools));
+    setTimeout(() => abort.abort(reason), 30);
+    const error = await failure(executeNode(fn({ toolCode: 'sleep', toolInput: '{"ms": 10000}' }), ctx({ abort }), tools));
     expect(error.message).toBe('node "n" was aborted: worker shutting down');
+    expect(error.cause).toBe(reason);
+  });
+
+  it("stops on the worker's abort also when the tool ignores its signal, with or without a timeout", async () => {
+    for (const timeout of [{}, { timeoutMs: 60_000 }]) {
+      const abort = new AttemptAbort();
+      const running = failure(executeNode(fn({ toolCode: 'deaf' }), ctx({ abort, ...timeout }), tools));
+      abort.abort(new Error('lease lost'));
+      const error = await running;
+      expect(error.message).toBe('node "n" was aborted: lease lost');
+    }
+  });
+
+  it("gives a tool that reads its signal one that fires with the attempt's abort", async () => {
+    const abort = new AttemptAbort();
+    const reason = new Error('plan cancelled');
+    setTimeout(() => abort.abort(reason), 30);
+    ran.length = 0;
+    const error = await failure(executeNode(fn({ toolCode: 'watch', toolInput: '"w"' }), ctx({ abort }), tools));
+    expect(ran).toEqual(['aborted "w"']);
     expect(error.cause).toBe(reason);
   });
 });

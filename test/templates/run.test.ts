@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answer, finishAttempts, start, StepBuilder } from '../../src/engine/index.js';
+import { AttemptAbort } from '../../src/execute/attempt-abort.js';
 import { executeNode } from '../../src/execute/execute-node.js';
 import { instantiateTemplate, loadTemplate } from '../../src/templates/index.js';
 import { createRegistry } from '../../src/tools/registry.js';
@@ -31,7 +32,7 @@ async function runTemplate(name: string, values: Record<string, string>, answers
       }
       const { output } = await executeNode(
         { id, type: node.attributes?.type as 'function' | 'multiFunction', attributes: node.attributes ?? {} },
-        { planId: 'p', attempt: 1, signal: new AbortController().signal, log: () => {}, params, nodes: (n) => sim.nodes.get(n) },
+        { planId: 'p', attempt: 1, abort: new AttemptAbort(), log: () => {}, params, nodes: (n) => sim.nodes.get(n) },
         tools,
       );
       sim.apply(finishAttempts(sim.snapshot(), [{ node: id, result: { kind: 'done', output }, jitter: 0 }], worker));
