@@ -2,7 +2,7 @@ import type { EventInput } from '../../engine/step.js';
 import { EVENT_COLUMNS, toEventRecord, type EventRow } from '../rows.js';
 import type { EventKind } from '../../model/types.js';
 import type { EventRecord } from '../types.js';
-import { chunk, repeated, type Queryable, type Statement } from './executor.js';
+import { chunk, repeated, rowParams, type Queryable, type Statement } from './executor.js';
 import { toEventWrites, type EventWrite } from './persist-rows.js';
 
 /** The audit log's rows: written in order (ids follow it), read oldest first. */
@@ -25,7 +25,7 @@ const insertOf = (count: number) => (inserts[count] ??= INSERT + repeated('(?, ?
 export function eventStatements(rows: readonly EventWrite[]): Statement[] {
   return chunk(rows, 400).map((part) => ({
     sql: insertOf(part.length),
-    params: part.flatMap((e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
+    params: rowParams(part, (e) => [e.plan_id, e.node_id, e.kind, e.driver, e.actor, e.from_status, e.to_status, e.reason, e.detail]),
   }));
 }
 

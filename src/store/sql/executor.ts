@@ -86,6 +86,20 @@ export function forUpdate(q: Queryable, extra = ''): string {
   return q.dialect === 'postgres' ? ` FOR UPDATE${extra ? ` ${extra}` : ''}` : '';
 }
 
+/**
+ * A multi-row statement's parameters: each row's values, one row after another. A loop, not
+ * `Array.prototype.flatMap`, which took about 1.2 µs a row of nine values on Node 20 against 0.05 µs
+ * (a loop of 10-row batches), in statements a worker writes for every node.
+ */
+export function rowParams<T>(rows: readonly T[], values: (row: T) => readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const row of rows) {
+    const list = values(row);
+    for (let i = 0; i < list.length; i++) out.push(list[i]);
+  }
+  return out;
+}
+
 /** Splits a list so that IN lists and multi-row inserts stay under both databases' parameter limits. */
 export function chunk<T>(items: readonly T[], size = 500): T[][] {
   const out: T[][] = [];

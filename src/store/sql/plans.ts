@@ -9,7 +9,7 @@ import { encodeText } from '../text.js';
 import type { CreatePlanInput } from '../types.js';
 import { eventStatements } from './events.js';
 import { toEventWrites } from './persist-rows.js';
-import { chunk, type Queryable, type Statement } from './executor.js';
+import { chunk, rowParams, type Queryable, type Statement } from './executor.js';
 import { newLeaseToken } from './load.js';
 
 export function planNotFound(id: string): NotFoundError {
@@ -232,7 +232,7 @@ function nodeStatements(
       sql:
         `INSERT INTO nodes (plan_id, node_id, type, status, label, attributes, cluster, output, answer, error, waiting, taken, updated_at, waiting_since, held${leased.columns}) ` +
         `VALUES ${values} RETURNING id, node_id AS "nodeId"${reserved ? ', lease_expires_at AS "leaseExpiresAt"' : ''}`,
-      params: part.flatMap((node) => {
+      params: rowParams(part, (node) => {
         const state = states.get(node.id)!;
         if (!reserved) return nodeValues(planId, node, state);
         const lease = reserved.leases.get(node.id);
@@ -264,7 +264,7 @@ export async function insertEdges(q: Queryable, planId: string, edges: readonly 
 function edgeStatements(planId: string, edges: readonly GraphEdge[]): Statement[] {
   return chunk(edges).map((part) => ({
     sql: `INSERT INTO edges (plan_id, from_node, to_node, when_match) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-    params: part.flatMap((e) => [planId, e.from, e.to, encodeText(e.attributes.when)]),
+    params: rowParams(part, (e) => [planId, e.from, e.to, encodeText(e.attributes.when)]),
   }));
 }
 
