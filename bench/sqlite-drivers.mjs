@@ -2,8 +2,10 @@
 // A chain step's SQLite transaction (two reads, two node updates, three events, a plan touch, in WAL mode
 // with synchronous=NORMAL, as dotplan opens its file) on better-sqlite3 and on libsql, in alternating
 // rounds of 5,000 transactions; the median time per transaction of each round, then the median round.
-// For comparing SQLite drivers (the perf issue's install-time question); libsql is not a dependency:
-//   npm run build && npm i --no-save libsql && node bench/sqlite-drivers.mjs [rounds]
+// For comparing SQLite drivers (the perf issue's install-time question), and builds of better-sqlite3's native
+// module (`--binding <name>=<path to better_sqlite3.node>`, repeatable: each loaded in this process beside the
+// installed one, as better-sqlite3's `nativeBinding`). libsql is not a dependency: it is measured where installed.
+//   npm run build && [npm i --no-save libsql &&] node bench/sqlite-drivers.mjs [rounds] [--binding name=file ...]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -14,13 +16,27 @@ import { percentile } from '../dist/bench/stats.js';
 const p50 = (values) => percentile(values, 50);
 
 const require = createRequire(import.meta.url);
-const drivers = { 'better-sqlite3': require('better-sqlite3'), libsql: require('libsql') };
-const ROUNDS = Number(process.argv[2] ?? 6);
+const args = process.argv.slice(2);
+const BetterSqlite3 = require('better-sqlite3');
+/** Each driver: how it opens a database file. */
+const drivers = { 'better-sqlite3': (file) => new BetterSqlite3(file) };
+try {
+  const Libsql = require('libsql');
+  drivers.libsql = (file) => new Libsql(file);
+} catch {
+  console.log('libsql is not installed: not measured (npm i --no-save libsql)');
+}
+for (let at = args.indexOf('--binding'); at >= 0; at = args.indexOf('--binding')) {
+  const [name, file] = args.splice(at, 2)[1].split('=');
+  const addon = require(path.resolve(file));
+  drivers[name] = (dbFile) => new BetterSqlite3(dbFile, { nativeBinding: addon });
+}
+const ROUNDS = Number(args[0] ?? 6);
 const STEPS = 5_000;
 
 function round(name) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dotplan-drivers-'));
-  const db = new drivers[name](path.join(dir, 'bench.db'));
+  const db = drivers[name](path.join(dir, 'bench.db'));
   try {
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');

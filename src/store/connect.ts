@@ -94,7 +94,12 @@ async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>
   const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
   const factory = new PrismaBetterSqlite3({ url: path === ':memory:' ? path : `file:${path}`, timeout: 5000 });
   // The adapter opens the connection; our SQL and (once made) Prisma's client share it.
-  const opened = await factory.connect();
+  let opened: Awaited<ReturnType<typeof factory.connect>>;
+  try {
+    opened = await factory.connect();
+  } catch (error) {
+    throw driverNotBuilt(error) ?? error;
+  }
   const handle = (opened as unknown as { client?: BetterSqlite3.Database }).client;
   if (!handle || typeof handle.prepare !== 'function') {
     await opened.dispose();
@@ -122,6 +127,22 @@ async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>
     else await opened.dispose();
   });
   return { target, db, prisma: makePrisma };
+}
+
+/**
+ * better-sqlite3's native module missing (a checkout's install skips its build script: scripts/build-sqlite.mjs
+ * makes it) or built for another Node: what to run, instead of the list of paths the loader tried.
+ */
+export function driverNotBuilt(error: unknown): DotplanError | undefined {
+  const message = error instanceof Error ? error.message : '';
+  const missing = message.startsWith('Could not locate the bindings file');
+  if (!missing && !message.includes('NODE_MODULE_VERSION')) return undefined;
+  return new DotplanError(
+    'DATABASE',
+    `SQLite's driver, better-sqlite3, has ${missing ? 'no native module built' : 'a native module built for another Node.js'}: ` +
+      'in a checkout of dotplan run `npm run build:sqlite`; where dotplan is installed as a package, `npm rebuild better-sqlite3`',
+    { cause: error },
+  );
 }
 
 async function connectPostgres(target: { kind: 'postgres'; url: string }): Promise<Connection> {

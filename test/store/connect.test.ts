@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DotplanError } from '../../src/errors/errors.js';
 import { openStore, resolveDatabase } from '../../src/store/index.js';
+import { driverNotBuilt } from '../../src/store/connect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dotplan-connect-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,5 +79,32 @@ describe('openStore', () => {
     expect((error as DotplanError).code).toBe('DATABASE');
     expect((error as Error).message).toContain('127.0.0.1:1');
     expect((error as Error).message).not.toContain('hunter2');
+  });
+});
+
+describe('a SQLite driver without its native module (a checkout installs it with scripts/build-sqlite.mjs)', () => {
+  it('says what to run instead of listing the paths the loader tried', () => {
+    // The error better-sqlite3 throws then, made by the library it loads its module with (`bindings`), on a package with none built.
+    const root = join(dir, 'unbuilt');
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, 'package.json'), '{"name":"unbuilt"}');
+    const bindings = createRequire(import.meta.url)('bindings') as (options: { bindings: string; module_root: string }) => unknown;
+    const missing = (() => {
+      try {
+        bindings({ bindings: 'better_sqlite3.node', module_root: root });
+      } catch (error) {
+        return error;
+      }
+    })();
+    const error = driverNotBuilt(missing);
+    expect(error).toBeInstanceOf(DotplanError);
+    expect(error!.code).toBe('DATABASE');
+    expect(error!.message).toContain('no native module built');
+    expect(error!.message).toContain('npm run build:sqlite');
+    expect(error!.message).not.toContain(root);
+    // Node's refusal of a module built for another Node.js.
+    const other = new Error(`The module '${root}/better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 127.`);
+    expect(driverNotBuilt(other)!.message).toContain('built for another Node.js');
+    expect(driverNotBuilt(new Error('SQLITE_CANTOPEN: unable to open database file'))).toBeUndefined();
   });
 });
