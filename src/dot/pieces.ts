@@ -1,5 +1,6 @@
 import { parse, type ClusterStatementASTNode, type DotASTNode, type GraphASTNode } from 'ts-graphviz/ast';
 import type { PlanGraph } from '../model/types.js';
+import { plainStatements } from './plain-statements.js';
 import { graphWalker, type SliceOriginal } from './walk.js';
 
 /**
@@ -169,9 +170,10 @@ export function readPieces(text: string, sliceOriginal: SliceOriginal, options: 
       lineStart = i + 1;
     }
     counted = piece.start;
-    let statements: readonly ClusterStatementASTNode[];
+    // A piece of plain statements is read without the parser (plain-statements.ts), any other by it.
+    let statements: readonly ClusterStatementASTNode[] | undefined = plainStatements(text, piece.start, piece.end, head);
     try {
-      statements = graphOf(parse(`${head}${text.slice(piece.start, piece.end)}}`, parseOptions))?.children ?? [];
+      statements ??= graphOf(parse(`${head}${text.slice(piece.start, piece.end)}}`, parseOptions))?.children ?? [];
     } catch {
       return undefined;
     }
