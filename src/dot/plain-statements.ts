@@ -5,7 +5,8 @@ import type { AttributeASTNode, ClusterStatementASTNode, EdgeASTNode, FileRange,
  * a machine-written or tidy plan's are: `id [key=value, …]`, `id -> id -> … [key=value, …]` and
  * `key = value`, each optionally ended by `;`, ids unquoted ASCII words, numerals or quoted strings.
  * The syntax trees are those ts-graphviz's parser makes of the same piece, with the same lines,
- * columns and offsets, for the same walker. ts-graphviz's parser reads about a megabyte a second;
+ * columns and offsets, for the same walker (a quoted literal's `value` is its raw text between the
+ * quotes: the walker reads quoted literals from the original text, by their offsets). ts-graphviz's parser reads about a megabyte a second;
  * this reads the benchmark plans' pieces several times faster.
  *
  * Only an optimisation: undefined as soon as anything is not plain — a comment, a keyword, a
