@@ -6,8 +6,8 @@ import type { AttributeASTNode, ClusterStatementASTNode, EdgeASTNode, FileRange,
  * `key = value`, each optionally ended by `;`, ids unquoted ASCII words, numerals or quoted strings.
  * The syntax trees are those ts-graphviz's parser makes of the same piece, with the same lines,
  * columns and offsets, for the same walker (a quoted literal's `value` is its raw text between the
- * quotes: the walker reads quoted literals from the original text, by their offsets). ts-graphviz's parser reads about a megabyte a second;
- * this reads the benchmark plans' pieces several times faster.
+ * quotes: the walker reads quoted literals from the original text, by their offsets). ts-graphviz's
+ * parser reads about a megabyte a second; this reads the benchmark plans' pieces several times faster.
  *
  * Only an optimisation: undefined as soon as anything is not plain — a comment, a keyword, a
  * subgraph or `{…}` group, a port, an HTML string, a line break where the parser's grammar allows
@@ -50,6 +50,8 @@ const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ||
 const continuesId = (c: number) => isLetter(c) || isDigit(c) || c === Char.Dot || c >= 128;
 const isBlank = (c: number) => c === Char.Space || c === Char.Tab;
 const isLineBreak = (c: number) => c === Char.LineFeed || c === Char.CarriageReturn;
+/** What a plain statement may start with: a word, a numeral's digit or a quoted string. */
+const startsStatement = (c: number) => isLetter(c) || isDigit(c) || c === Char.Quote;
 /** Unquoted words the parser takes for a keyword where a statement starts (`node [...]`, `subgraph {...}`). */
 const KEYWORD = /^(?:node|edge|graph|subgraph)$/i;
 
@@ -96,7 +98,7 @@ class PlainReader {
       if (!this.#endStatement(true)) return undefined;
       return { type: 'Attribute', key: first, value, children: [], location: this.#range(begin) } as ClusterStatementASTNode;
     }
-    if (c === Char.Minus && this.text.charCodeAt(this.#at + 1) === Char.Greater) return this.#edge(begin, first);
+    if (this.#atArrow()) return this.#edge(begin, first);
     const children = this.#attributesAfter();
     if (!children || !this.#endStatement(false)) return undefined;
     const node: NodeASTNode = { type: 'Node', id: first, children, location: this.#range(begin) };
@@ -113,7 +115,7 @@ class PlainReader {
 
   #edge(begin: FileRange['start'], first: LiteralASTNode): EdgeASTNode | undefined {
     const targets: NodeRefASTNode[] = [this.#ref(first)];
-    while (this.#code() === Char.Minus && this.text.charCodeAt(this.#at + 1) === Char.Greater) {
+    while (this.#atArrow()) {
       if (targets.length > MAX_CHAIN) return undefined;
       this.#at += 2;
       this.#skip(false);
@@ -138,8 +140,7 @@ class PlainReader {
     let i = this.#at;
     while (i < this.end && (isBlank(this.text.charCodeAt(i)) || isLineBreak(this.text.charCodeAt(i)))) i++;
     if (i >= this.end) return true;
-    const c = this.text.charCodeAt(i);
-    return isLetter(c) || isDigit(c) || c === Char.Quote;
+    return startsStatement(this.text.charCodeAt(i));
   }
 
   #ref(id: LiteralASTNode): NodeRefASTNode {
@@ -182,9 +183,8 @@ class PlainReader {
       return true;
     }
     if (this.#at >= this.end || isLineBreak(this.#code())) return attribute || this.#restIsNewStatement();
-    const c = this.#code();
     // Another statement on the same line (`a b`, `a [x=1] b`), after at least one blank.
-    return isBlank(this.text.charCodeAt(this.#at - 1)) && (isLetter(c) || isDigit(c) || c === Char.Quote);
+    return isBlank(this.text.charCodeAt(this.#at - 1)) && startsStatement(this.#code());
   }
 
   /**
@@ -199,7 +199,7 @@ class PlainReader {
     if (isLetter(c)) {
       while (this.#at < this.end && (isLetter(this.#code()) || isDigit(this.#code()))) this.#at++;
     } else if (!this.#numeral()) return undefined;
-    if (this.#at < this.end && (continuesId(this.#code()) || this.#code() === Char.Quote)) return undefined;
+    if (this.#touchesNext()) return undefined;
     const value = this.text.slice(from, this.#at);
     if (statementStart && KEYWORD.test(value)) return undefined;
     return { type: 'Literal', value, quoted: false, children: [], location: this.#range(begin) };
@@ -233,7 +233,7 @@ class PlainReader {
       if (c === Char.Quote) {
         const value = this.text.slice(begin.offset - this.head + this.start + 1, this.#at);
         this.#at++;
-        if (this.#at < this.end && (continuesId(this.#code()) || this.#code() === Char.Quote)) return undefined;
+        if (this.#touchesNext()) return undefined;
         return { type: 'Literal', value, quoted: true, children: [], location: this.#range(begin) };
       }
       if (c === Char.Backslash) {
@@ -243,6 +243,17 @@ class PlainReader {
       } else if (isLineBreak(c) || c === 0x2028 || c === 0x2029) return undefined;
     }
     return undefined;
+  }
+
+  /** A token just read runs into the next one (`0x`, `a"b"`, `"a"b`, `a.b`): the parser may read them as one. */
+  #touchesNext(): boolean {
+    const c = this.#code();
+    return continuesId(c) || c === Char.Quote;
+  }
+
+  /** `->` at #at. */
+  #atArrow(): boolean {
+    return this.#code() === Char.Minus && this.text.charCodeAt(this.#at + 1) === Char.Greater;
   }
 
   /** Skips blanks, and line breaks too where the parser's grammar allows them. */
