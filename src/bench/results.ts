@@ -1,7 +1,7 @@
 /**
  * The benchmark result model: one figure per (backend, scenario) per round; the medians over the
  * rounds with their spread; ratios against graphile-worker (the anchor) and against the floor (what
- * PostgreSQL itself allows, floor.ts).
+ * the database itself allows on the machine: PostgreSQL's, floor.ts; SQLite's, sqlite-floor.ts).
  *
  * Ratio convention: `ratio` > 1 means dotplan did better than the anchor in the same round — for
  * throughput dotplan / graphile-worker, for latencies graphile-worker / dotplan — and the reported
@@ -11,7 +11,7 @@
 import type { ValidateShape } from './scenarios/validate-shapes.js';
 import { groupBy } from '../model/group-by.js';
 
-export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor' | 'hono-floor';
+export type BenchBackend = 'sqlite' | 'postgres' | 'graphile-worker' | 'postgres-floor' | 'sqlite-floor' | 'hono-floor';
 export type BenchScenario =
   | 'throughput'
   | 'chain-latency-p50'
@@ -55,7 +55,7 @@ export interface BenchResult {
   anchor?: string;
   /** How many times better dotplan did than the anchor (> 1 = dotplan better); median of the rounds. */
   ratio?: number;
-  /** The floor's figure this result is measured against (dotplan on PostgreSQL). */
+  /** The floor's figure this result is measured against (dotplan's throughput and chain step, on each backend). */
   floor?: number;
   /** value / floor (median of the rounds). */
   floorRatio?: number;
@@ -71,6 +71,8 @@ export function higherIsBetter(scenario: BenchScenario): boolean {
 }
 
 const FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = { throughput: 'floor-rate', 'chain-latency-p50': 'floor-latency' };
+/** Each dotplan backend's floor: the same database's bare committed UPDATE, measured in the same round. */
+const FLOOR_BACKEND: Partial<Record<BenchBackend, BenchBackend>> = { sqlite: 'sqlite-floor', postgres: 'postgres-floor' };
 /** The HTTP routes' floor (http-floor.ts): the bare Hono route's figure of the same kind, on both backends. */
 const HTTP_FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = {
   'http-plan-get-rate': 'http-hello-rate',
@@ -79,21 +81,22 @@ const HTTP_FLOOR_OF: Partial<Record<BenchScenario, BenchScenario>> = {
   'http-plan-list-p50': 'http-hello-p50',
 };
 
-/** One round's results with `anchor`/`ratio` and `floor`/`floorRatio` filled in on dotplan's PostgreSQL results. */
+/** One round's results with `anchor`/`ratio` filled in on dotplan's PostgreSQL results, and `floor`/`floorRatio` on dotplan's results on each backend. */
 export function withRatios(results: readonly BenchResult[]): BenchResult[] {
   const find = (backend: BenchBackend, scenario: BenchScenario) => results.find((r) => r.backend === backend && r.scenario === scenario);
   return results.map((r) => {
     const httpFloor = HTTP_FLOOR_OF[r.scenario] && find('hono-floor', HTTP_FLOOR_OF[r.scenario]!);
     if (httpFloor && httpFloor.value > 0 && r.value > 0) return { ...r, floor: httpFloor.value, floorRatio: roundRatio(r.value / httpFloor.value) };
-    if (r.backend !== 'postgres') return { ...r };
+    const floorBackend = FLOOR_BACKEND[r.backend];
+    if (!floorBackend) return { ...r };
     const out = { ...r };
-    const anchor = find(ANCHOR_BACKEND, r.scenario);
+    const anchor = r.backend === 'postgres' ? find(ANCHOR_BACKEND, r.scenario) : undefined;
     if (anchor && r.value > 0 && anchor.value > 0) {
       out.anchor = ANCHOR_BACKEND;
       out.ratio = round(higherIsBetter(r.scenario) ? r.value / anchor.value : anchor.value / r.value, 3);
     }
     const floorScenario = FLOOR_OF[r.scenario];
-    const floor = floorScenario && find('postgres-floor', floorScenario);
+    const floor = floorScenario && find(floorBackend, floorScenario);
     if (floor && floor.value > 0) {
       out.floor = floor.value;
       out.floorRatio = round(r.value / floor.value, 3);
@@ -206,6 +209,11 @@ const LABELS: Record<BenchScenario, string> = {
   'http-hello-p50': 'GET /hello p50',
 };
 
+/** A figure's name in the table and the round lines: SQLite's floor rate is one connection's (it has one writer). */
+function labelOf(r: BenchResult): string {
+  return r.backend === 'sqlite-floor' && r.scenario === 'floor-rate' ? 'UPDATEs, 1 conn' : LABELS[r.scenario];
+}
+
 /** An aligned table of the medians: spread over the rounds, ratios, targets; the machine in the header. */
 export function formatTable(results: readonly BenchResult[], machine: string, roundCount = 1): string {
   const header = ['backend', 'scenario', 'median', 'unit', 'rounds (min–max)', `vs ${ANCHOR_BACKEND}`, 'vs floor', 'target'];
@@ -213,7 +221,7 @@ export function formatTable(results: readonly BenchResult[], machine: string, ro
     const spread = r.rounds && r.rounds.length > 1 ? `${formatNumber(Math.min(...r.rounds), r.unit)}–${formatNumber(Math.max(...r.rounds), r.unit)}` : '';
     return [
       r.backend,
-      LABELS[r.scenario],
+      labelOf(r),
       formatValue(r),
       r.unit,
       spread,
@@ -242,8 +250,12 @@ export function formatTable(results: readonly BenchResult[], machine: string, ro
   out.push(
     '',
     `vs ${ANCHOR_BACKEND}: > 1 means dotplan did better on the same PostgreSQL (throughput: dotplan / ${ANCHOR_BACKEND}; latencies: ${ANCHOR_BACKEND} / dotplan), median of the rounds' ratios.`,
-    'vs floor: dotplan / the floor (a bare committed single-row UPDATE … RETURNING: its rate over 10 connections, its p50 latency on one).',
+    'vs floor: dotplan / the floor (postgres-floor: a bare committed single-row UPDATE … RETURNING, its rate over 10 connections, its p50 latency on one).',
   );
+  if (results.some((r) => r.backend === 'sqlite-floor'))
+    out.push(
+      "SQLite rows, vs floor: dotplan / sqlite-floor (the same UPDATE … RETURNING in a BEGIN IMMEDIATE transaction on a fresh file set as the store's, on its one connection: its rate, its p50 latency).",
+    );
   if (results.some((r) => HTTP_FLOOR_OF[r.scenario] !== undefined || r.backend === 'hono-floor'))
     out.push(
       'HTTP rows, vs floor: the route / hono-floor (a bare Hono app answering GET /hello, served and loaded the same way in the same round): a share of its requests/s, a multiple of its p50.',
@@ -253,7 +265,7 @@ export function formatTable(results: readonly BenchResult[], machine: string, ro
 
 /** One line per round: every figure of that round. */
 export function formatRound(index: number, results: readonly BenchResult[]): string {
-  return `round ${index}: ${results.map((r) => `${r.backend} ${LABELS[r.scenario]} ${formatValue(r)} ${r.unit}`).join(' · ')}`;
+  return `round ${index}: ${results.map((r) => `${r.backend} ${labelOf(r)} ${formatValue(r)} ${r.unit}`).join(' · ')}`;
 }
 
 export function formatValue(r: BenchResult): string {
@@ -261,7 +273,9 @@ export function formatValue(r: BenchResult): string {
 }
 
 function formatNumber(value: number, unit: BenchUnit): string {
-  if (unit === 'ms' || unit === '×') return value.toFixed(2);
+  // A figure under a tenth of a millisecond (SQLite's floor, an idle poll) keeps its third decimal.
+  if (unit === 'ms') return value.toFixed(value < 0.1 ? 3 : 2);
+  if (unit === '×') return value.toFixed(2);
   if (unit === 's') return value.toFixed(1);
   if (unit === 'req/s' && value < 100) return value.toFixed(1);
   return Math.round(value).toLocaleString('en-US');

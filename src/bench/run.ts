@@ -4,16 +4,19 @@ import path from 'node:path';
 import { benchGraphileWorker } from './graphile.js';
 import { describeMachine, machineFacts, postgresVersion } from './machine.js';
 import { measureFloor } from './floor.js';
+import { measureSqliteFloor } from './sqlite-floor.js';
 import { aggregateRounds, formatRound, formatTable, toJson, withRatios, type BenchResult } from './results.js';
 
 /**
  * The benchmark harness behind `dotplan bench` / `npm run bench`: `rounds` rounds, each running, in
- * the same order, dotplan on SQLite (a fresh file), dotplan on PostgreSQL when a `postgres://` URL is
- * given, graphile-worker on the same PostgreSQL with the same shapes, and the floor (floor.ts) — so
+ * the same order, dotplan on SQLite (a fresh file) and SQLite's floor (sqlite-floor.ts, in another fresh
+ * file), dotplan on PostgreSQL when a `postgres://` URL is given, graphile-worker on the same PostgreSQL
+ * with the same shapes, and PostgreSQL's floor (floor.ts) — so
  * that dotplan and graphile-worker are interleaved (round 1 both, round 2 both, ...) and see the same
  * machine. Every round is reported; the summary gives the medians with their spread, the median ratio
  * against graphile-worker and against the floor. The dotplan scenarios themselves are passed in
- * (`dotplan`), so the harness depends on nothing but this folder; so are the HTTP API's (`http`),
+ * (`dotplan`), so the harness runs no engine code (of the store it reads only the SQLite settings, for
+ * SQLite's floor); so are the HTTP API's (`http`),
  * measured after dotplan's on each backend, with their own floor (a bare Hono route) once a round.
  */
 export interface BenchSizes {
@@ -35,6 +38,8 @@ export interface BenchSizes {
   cli: { plans: number; runs: number };
   /** The paused-claim scenario: ready nodes of the paused plan beside the running one. */
   paused: number;
+  /** Each floor (SQLite's, PostgreSQL's): timed updates after 200 unmeasured, and how long its rate is measured. */
+  floor: { updates: number; rateMs: number };
 }
 
 export const DEFAULT_BENCH_SIZES: BenchSizes = {
@@ -47,6 +52,7 @@ export const DEFAULT_BENCH_SIZES: BenchSizes = {
   tree: 1_000,
   cli: { plans: 100, runs: 10 },
   paused: 10_000,
+  floor: { updates: 2_000, rateMs: 2_000 },
 };
 
 /** Where a dotplan scenario runs: an empty database of the given backend. */
@@ -126,7 +132,7 @@ export async function runBench(options: RunBenchOptions = {}): Promise<BenchRepo
   if (httpOnly && !options.http) warnings.push('--only http, but the HTTP scenarios are not available in this build: no figures.');
   const dotplan = httpOnly ? undefined : options.dotplan;
   if (!httpOnly && !options.dotplan) warnings.push('dotplan scenarios are not available in this build: no dotplan figures.');
-  if (!pgUrl) warnings.push(`no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL${httpOnly ? '' : ', graphile-worker and the floor'} skipped.`);
+  if (!pgUrl) warnings.push(`no PostgreSQL URL (DATABASE_URL or --db): PostgreSQL${httpOnly ? '' : ", graphile-worker and PostgreSQL's floor"} skipped.`);
   const rounds: BenchResult[][] = [];
   const count = Math.max(1, options.rounds ?? 3);
   const http = new HttpFixtures(options.http, progress);
@@ -139,6 +145,8 @@ export async function runBench(options: RunBenchOptions = {}): Promise<BenchRepo
         try {
           progress(`${at} dotplan on SQLite…`);
           results.push(...(await dotplan({ backend: 'sqlite', databaseUrl: `file:${path.join(dir, 'bench.db')}` }, sizes)));
+          progress(`${at} the floor (bare UPDATEs) on SQLite…`);
+          results.push(...measureSqliteFloor({ file: path.join(dir, 'floor.db'), ...sizes.floor }).results);
         } finally {
           await rm(dir, { recursive: true, force: true });
         }
@@ -156,7 +164,7 @@ export async function runBench(options: RunBenchOptions = {}): Promise<BenchRepo
       }
       if (pgUrl && !httpOnly) {
         progress(`${at} the floor (bare UPDATEs) on PostgreSQL…`);
-        results.push(...(await measureFloor({ connectionString: pgUrl })));
+        results.push(...(await measureFloor({ connectionString: pgUrl, ...sizes.floor })));
       }
       results.push(...(await http.floor(at)));
       const rated = withRatios(results);

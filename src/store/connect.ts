@@ -9,6 +9,13 @@ import { SqliteDb } from './sql/sqlite-db.js';
 import type { Db } from './sql/executor.js';
 
 /**
+ * How the store's SQLite connection is set: write-ahead log, commits that do not wait for the disk (a
+ * power cut may lose the last ones, never corrupt the file), a wait for a lock held by another process
+ * instead of an error, foreign keys checked. The bench's SQLite floor (src/bench/sqlite-floor.ts) sets the same.
+ */
+export const SQLITE_PRAGMAS: readonly string[] = ['journal_mode = WAL', 'busy_timeout = 5000', 'synchronous = NORMAL', 'foreign_keys = ON'];
+
+/**
  * Where the data lives, resolved from a URL (or its absence). Only the default SQLite file has its
  * folder made when missing (`createFolder`); a `file:` URL names a file in a folder that exists.
  */
@@ -108,10 +115,7 @@ async function connectSqlite(target: Extract<DatabaseTarget, { kind: 'sqlite' }>
       'the SQLite driver adapter did not expose its better-sqlite3 connection (an unsupported @prisma/adapter-better-sqlite3 version?)',
     );
   }
-  handle.pragma('journal_mode = WAL');
-  handle.pragma('busy_timeout = 5000');
-  handle.pragma('synchronous = NORMAL');
-  handle.pragma('foreign_keys = ON');
+  for (const setting of SQLITE_PRAGMAS) handle.pragma(setting);
   let prisma: Promise<PrismaClient> | undefined;
   const makePrisma = () =>
     (prisma ??= import('../generated/sqlite/client.js').then(async ({ PrismaClient }) => {

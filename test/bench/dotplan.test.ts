@@ -18,6 +18,7 @@ const SIZES: BenchSizes = {
   tree: 30,
   cli: { plans: 3, runs: 1 },
   paused: 300,
+  floor: { updates: 10, rateMs: 10 },
 };
 const postgresUrl = benchPostgresUrl();
 

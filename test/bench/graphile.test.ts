@@ -71,15 +71,18 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
         { backend: target.backend, scenario: 'chain-latency-p50', value: 0.001, unit: 'ms' },
       ];
     };
-    const report = await runBench({ postgresUrl, dotplan, sizes: { nodes: 100, chain: 10 }, rounds: 2, progress: (line) => phases.push(line) });
+    const sizes = { nodes: 100, chain: 10, floor: { updates: 200, rateMs: 200 } };
+    const report = await runBench({ postgresUrl, dotplan, sizes, rounds: 2, progress: (line) => phases.push(line) });
 
     // Round 1 runs everything, then round 2 does: dotplan and graphile-worker interleaved.
     expect(phases.filter((l) => / on /.test(l)).map((l) => l.replace(/…$/, ''))).toEqual([
       'round 1/2: dotplan on SQLite',
+      'round 1/2: the floor (bare UPDATEs) on SQLite',
       'round 1/2: dotplan on PostgreSQL',
       'round 1/2: graphile-worker on PostgreSQL',
       'round 1/2: the floor (bare UPDATEs) on PostgreSQL',
       'round 2/2: dotplan on SQLite',
+      'round 2/2: the floor (bare UPDATEs) on SQLite',
       'round 2/2: dotplan on PostgreSQL',
       'round 2/2: graphile-worker on PostgreSQL',
       'round 2/2: the floor (bare UPDATEs) on PostgreSQL',
@@ -98,7 +101,7 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
     // Every result keeps its rounds; the value is their median.
     expect(pgThroughput.rounds).toEqual([1_000_002, 1_000_004]);
     expect(pgThroughput.value).toBe(1_000_003);
-    const floorRate = json.results.find((r) => r.scenario === 'floor-rate')!;
+    const floorRate = json.results.find((r) => r.backend === 'postgres-floor' && r.scenario === 'floor-rate')!;
     expect(floorRate.rounds).toHaveLength(2);
     expect(pgThroughput.floor).toBeGreaterThan(0);
     // The floor ratio is the median of each round's ratio (dotplan's round against the floor's same round).
@@ -107,7 +110,11 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
     expect(pgThroughput.floorRatio).toBeLessThanOrEqual(Math.max(...pgThroughput.rounds!) / Math.min(...floors) + 0.001);
     expect(json.results.find((r) => r.backend === 'postgres' && r.scenario === 'chain-latency-p50')!.floor).toBeGreaterThan(0);
     expect(json.results.filter((r) => r.backend === 'graphile-worker')).toHaveLength(3);
-    expect(json.results.filter((r) => r.backend === 'sqlite').every((r) => r.ratio === undefined && r.floor === undefined)).toBe(true);
+    // SQLite is rated against its own floor, measured in each round beside it; graphile-worker runs on PostgreSQL only.
+    expect(json.results.filter((r) => r.backend === 'sqlite').every((r) => r.ratio === undefined)).toBe(true);
+    const sqliteFloorRate = json.results.find((r) => r.backend === 'sqlite-floor' && r.scenario === 'floor-rate')!;
+    expect(sqliteFloorRate.rounds).toHaveLength(2);
+    expect(json.results.find((r) => r.backend === 'sqlite' && r.scenario === 'throughput')!.floor).toBe(sqliteFloorRate.value);
 
     const text = renderBench(report);
     expect(
@@ -122,17 +129,25 @@ describe.skipIf(!postgresUrl)(`graphile-worker on PostgreSQL${reason}`, () => {
 });
 
 describe('the harness without PostgreSQL', () => {
-  it('measures SQLite only and says why PostgreSQL and graphile-worker were skipped', async () => {
+  it("measures SQLite only, with SQLite's floor, and says why PostgreSQL and graphile-worker were skipped", async () => {
     const seen: string[] = [];
     const report = await runBench({
       dotplan: async (t) => {
         seen.push(t.backend);
         return [{ backend: t.backend, scenario: 'throughput', value: 3000, unit: 'nodes/s' }];
       },
+      sizes: { floor: { updates: 20, rateMs: 20 } },
     });
     expect(seen).toEqual(['sqlite', 'sqlite', 'sqlite']); // three rounds by default
-    expect(report.results).toEqual([{ backend: 'sqlite', scenario: 'throughput', value: 3000, unit: 'nodes/s', rounds: [3000, 3000, 3000] }]);
-    expect(report.warnings.join('\n')).toMatch(/no PostgreSQL URL.*graphile-worker and the floor skipped/);
+    expect(report.results.map((r) => `${r.backend} ${r.scenario} ${r.rounds!.length}`)).toEqual([
+      'sqlite throughput 3',
+      'sqlite-floor floor-latency 3',
+      'sqlite-floor floor-rate 3',
+    ]);
+    const [throughput, , floorRate] = report.results;
+    expect(throughput).toMatchObject({ value: 3000, rounds: [3000, 3000, 3000], floor: floorRate!.value });
+    expect(throughput!.floorRatio).toBeGreaterThan(0);
+    expect(report.warnings.join('\n')).toMatch(/no PostgreSQL URL.*graphile-worker and PostgreSQL's floor skipped/);
     expect(report.machine).not.toContain('PostgreSQL');
   });
 });

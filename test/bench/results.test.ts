@@ -42,6 +42,19 @@ describe('withRatios', () => {
     expect(find(rated, 'postgres', 'chain-latency-p50')).toMatchObject({ floor: 0.5, floorRatio: 4 });
   });
 
+  it("measures dotplan on SQLite against SQLite's own floor, never against graphile-worker or PostgreSQL's", () => {
+    const withSqliteFloor = withRatios([
+      ...sample,
+      { backend: 'sqlite-floor', scenario: 'floor-latency', value: 0.025, unit: 'ms' },
+      { backend: 'sqlite-floor', scenario: 'floor-rate', value: 35000, unit: 'updates/s' },
+    ]);
+    expect(find(withSqliteFloor, 'sqlite', 'throughput')).toMatchObject({ floor: 35000, floorRatio: 0.1 });
+    expect(find(withSqliteFloor, 'sqlite', 'chain-latency-p50')).toMatchObject({ floor: 0.025, floorRatio: 100 });
+    for (const r of withSqliteFloor.filter((r) => r.backend === 'sqlite')) expect(r.ratio).toBeUndefined();
+    // PostgreSQL's rows keep PostgreSQL's floor.
+    expect(find(withSqliteFloor, 'postgres', 'chain-latency-p50')).toMatchObject({ floor: 0.5, floorRatio: 4 });
+  });
+
   it('gives no ratio when graphile-worker was not measured', () => {
     const rs = withRatios(sample.filter((r) => r.backend !== 'graphile-worker'));
     expect(rs.some((r) => r.ratio !== undefined)).toBe(false);
@@ -114,6 +127,25 @@ describe('formatTable', () => {
     // the unit column starts at the same place on every row (aligned)
     const unitAt = lines.find((l) => l.startsWith('backend'))!.indexOf('unit');
     for (const row of rows) expect(row.slice(unitAt)).toMatch(/^(nodes\/s|jobs\/s|ms|updates\/s)( |$)/);
+  });
+
+  it("names SQLite's floor as one connection's, with a third decimal under a tenth of a millisecond", () => {
+    const withSqliteFloor = formatTable(
+      withRatios([
+        ...sample,
+        { backend: 'sqlite-floor', scenario: 'floor-latency', value: 0.0213, unit: 'ms' },
+        { backend: 'sqlite-floor', scenario: 'floor-rate', value: 35000, unit: 'updates/s' },
+      ]),
+      'm',
+    ).split('\n');
+    expect(withSqliteFloor.find((l) => l.startsWith('sqlite-floor') && l.includes('latency'))).toMatch(/UPDATE latency p50\s+0\.021\s+ms/);
+    expect(withSqliteFloor.find((l) => l.startsWith('sqlite-floor') && l.includes('35,000'))).toMatch(/UPDATEs, 1 conn\s+35,000\s+updates\/s/);
+    expect(withSqliteFloor.find((l) => l.startsWith('sqlite ') && l.includes('chain step p50'))).toMatch(/2\.50\s+ms\s+117\.37×\s+≤ 0\.2 ms MISSED/);
+    expect(withSqliteFloor).toContain(
+      "SQLite rows, vs floor: dotplan / sqlite-floor (the same UPDATE … RETURNING in a BEGIN IMMEDIATE transaction on a fresh file set as the store's, on its one connection: its rate, its p50 latency).",
+    );
+    // Without SQLite's floor the table does not explain it.
+    expect(text).not.toMatch(/sqlite-floor/);
   });
 
   it('says so when there is nothing to show', () => {
