@@ -28,8 +28,8 @@ export interface PlannedStep {
   ahead?: ChildAhead;
   /**
    * The plan's parameters and agent: with `revision`, as its claims carried them — with the plan state and
-   * revision above, the plan's columns as the write checks them; on SQLite without, as read in the write's own
-   * transaction. Either way the nodes the write hands over do not read their plan back.
+   * revision above, the plan's columns as the write checks them; without (SQLite's locking finish), as read in
+   * the write's own transaction. Either way the nodes the write hands over do not read their plan back.
    */
   claimed?: { params: Record<string, string>; agent?: string };
 }
@@ -367,8 +367,8 @@ async function askLlm(q: Queryable, steps: readonly PlannedStep[]): Promise<void
 }
 
 /**
- * The plans whose columns the steps' callers hand the writer (PlannedStep.claimed): on PostgreSQL with the
- * revision a claim's basis was read at (the write checks it), on SQLite as read in the write's transaction.
+ * The plans whose columns the steps' callers hand the writer (PlannedStep.claimed): with the revision a
+ * claim's basis was read at (the write checks it), or on SQLite as read in the write's transaction.
  */
 function knownPlans(q: Queryable, steps: readonly PlannedStep[]): Map<string, KnownPlan> {
   const known = new Map<string, KnownPlan>();

@@ -30,10 +30,11 @@ export function leaseLost(): ConflictError {
 
 /**
  * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
- * engine's rule on a snapshot and persists the step with the work it hands to the same worker:
- * on PostgreSQL in one statement from what the claim saw when every dependent waited for this node
- * alone (`finishFromBasis`); otherwise — or when a checked value no longer holds — in a transaction
- * that locks what it reads first (`finishLocked`). Both write the same rows.
+ * engine's rule on a snapshot and persists the step with the work it hands to the same worker: from
+ * what the claim saw when every dependent waited for this node alone (`finishFromBasis`: on PostgreSQL
+ * one statement, on SQLite a write transaction that reads nothing first), each row checked as it is
+ * written; otherwise — or when a checked value no longer holds — in a transaction that reads (on
+ * PostgreSQL: locks) what the step is computed from first (`finishLocked`). Both write the same rows.
  */
 export class SqlWorkQueue implements WorkQueue {
   constructor(
@@ -63,12 +64,12 @@ export class SqlWorkQueue implements WorkQueue {
     }
   }
 
-  /** PostgreSQL's one-statement finish from the claims' bases; undefined when it does not apply or a checked value changed. */
+  /** The finish from the claims' bases (one statement on PostgreSQL); undefined when it does not apply or a checked value changed (nothing written). */
   async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
     // A child plan's end finishes its parent node under its tree's lock: never in one statement.
     const eligible = (r: AttemptReport) =>
       r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.plan.root === undefined && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
-    if (this.db.dialect !== 'postgres' || !reports.every(eligible)) return undefined;
+    if (!reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
     const revisions = new Map<string, number>();
     const tokens = new Map<number, string>();
@@ -113,7 +114,12 @@ export class SqlWorkQueue implements WorkQueue {
     }
     let written: Written;
     try {
-      written = await this.writer.write(this.db, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options);
+      const rows = (plan: string, node: string) => byPlan.get(plan)?.rows.get(node);
+      // PostgreSQL: the step's one statement is its own transaction; SQLite: a write transaction, rolled back when a check fails.
+      written =
+        this.db.dialect === 'postgres'
+          ? await this.writer.write(this.db, steps, rows, tokens, options)
+          : await this.db.tx((q) => this.writer.write(q, steps, rows, tokens, options));
     } catch (error) {
       if (error instanceof StaleStepError || isRetryableDbError(error)) return undefined;
       throw error;

@@ -5,7 +5,8 @@ import { canMoveNode } from '../../state/node-moves.js';
 import { parseJsonObject } from '../rows.js';
 import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
 import { insertEvents } from './events.js';
-import { marks, type Queryable } from './executor.js';
+import { chunk, marks, type Queryable } from './executor.js';
+import { groupBy } from '../../model/group-by.js';
 import { pgTouch } from './touch.js';
 import type { KnownPlan, KnownPlans } from './known-plans.js';
 import { IN_RUNNING_PLAN } from './waits.js';
@@ -15,9 +16,10 @@ import { IN_RUNNING_PLAN } from './waits.js';
  * it is `ready`, due (`run_after <= NOW`) and its plan is `running`, oldest due first; the scan
  * walks the partial index of ready nodes of running plans (DUE), so an idle poll costs the same with
  * 10 plans or 10,000, and a paused plan's ready nodes cost a claim nothing.
- * PostgreSQL: `FOR UPDATE SKIP LOCKED`, one statement with its events, and each claimed node's
- * basis (its dependents as they stand) for the one-statement finish. SQLite: one UPDATE … RETURNING
- * inside the write transaction. Either way the claimed nodes' plans are touched (touch.ts). Lease tokens are `<row id>.<random>`.
+ * PostgreSQL: `FOR UPDATE SKIP LOCKED`, one statement with its events. SQLite: one UPDATE … RETURNING
+ * inside the write transaction, the claimed nodes' dependents read beside it. Either way each claimed
+ * node carries its basis (its dependents as they stand) for the finish from it (work-queue.ts), and
+ * the claimed nodes' plans are touched (touch.ts). Lease tokens are `<row id>.<random>`.
  */
 if (!canMoveNode('ready', 'running', 'engine')) throw new Error('the state machine no longer lets the engine claim');
 
@@ -78,7 +80,7 @@ export interface ClaimRow {
   taken: number;
   token: string;
   leaseExpiresAt: number;
-  /** PostgreSQL: the dependents as the claim saw them (null: too many to describe). */
+  /** The dependents as the claim saw them, in edge order (null: too many to describe); read with the claim (PostgreSQL) or beside it (SQLite, withDependents). */
   dependents?: Array<{ rowId: number; to: string; when: string | null; type: string; status: string; attempts: number; waiting: number; taken: number }> | null;
 }
 
@@ -115,7 +117,38 @@ export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded:
     q,
     rows.map((r) => ({ planId: r.planId, node: r.nodeId, kind: 'status', driver: 'engine', actor: options.owner, from: 'ready', to: 'running', reason })),
   );
+  await withDependents(q, rows);
   return withPlans(q, rows, { touch: true });
+}
+
+type BasisDependent = NonNullable<ClaimRow['dependents']>[number];
+
+/**
+ * SQLite: the dependents of rows just claimed in this write transaction, as PostgreSQL's claim returns
+ * them (BASIS_DEPENDENTS: in edge order, null past BASIS_LIMIT), set on each row — one read per plan
+ * and chunk of nodes — so that the claims carry their basis.
+ */
+export async function withDependents(q: Queryable, rows: ClaimRow[]): Promise<void> {
+  for (const [planId, ofPlan] of groupBy(rows, (r) => r.planId)) {
+    const read: Array<BasisDependent & { from: string }> = [];
+    for (const part of chunk(ofPlan.map((r) => r.nodeId)))
+      read.push(
+        ...(await q.all<BasisDependent & { from: string }>(
+          `SELECT e.from_node AS "from", c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
+            `FROM edges e JOIN nodes c ON c.plan_id = e.plan_id AND c.node_id = e.to_node WHERE e.plan_id = ? AND e.from_node IN (${marks(part.length)}) ORDER BY e.id`,
+          [planId, ...part],
+        )),
+      );
+    const found = groupBy(
+      read,
+      (d) => d.from,
+      ({ from: _from, ...dependent }): BasisDependent => dependent,
+    );
+    for (const row of ofPlan) {
+      const dependents = found.get(row.nodeId) ?? [];
+      row.dependents = dependents.length <= BASIS_LIMIT ? dependents : null;
+    }
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ export interface KnownPlan {
   planAttributes: Attributes;
   status: string;
   mode: string;
-  /** The revision a PostgreSQL claim's basis describes (SQLite's claims carry no basis). */
+  /** The revision the claim's basis describes (its dependents as read then); undefined: no basis. */
   revision?: number;
   root?: string | undefined;
   agent?: string | undefined;
