@@ -66,7 +66,7 @@ export class SqlWorkQueue implements WorkQueue {
 
   /** The finish from the claims' bases (one statement on PostgreSQL); undefined when it does not apply or a checked value changed (nothing written). */
   async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
-    // A child plan's end finishes its parent node under its tree's lock: never in one statement.
+    // A child plan's end finishes its parent node under its tree's lock, from what the locking finish reads ahead: never from a basis.
     const eligible = (r: AttemptReport) =>
       r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.plan.root === undefined && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
     if (!reports.every(eligible)) return undefined;
