@@ -47,10 +47,13 @@ export const CLAIM_ROW = claimRow();
 export const CLAIMED_COLUMNS = claimRow('nodes.');
 /** The plan columns a claim carries (PlanColumns), with the plan's id, from `plans`. */
 const PLAN_COLUMNS = `id, params, attributes AS "planAttributes", status AS "planStatus", mode AS "planMode", revision AS "planRevision", root_plan_id AS "planRoot", agent_code AS "planAgent"`;
+/** A claimed node's dependents as its basis describes them (ClaimRow.dependents): each edge `e` from it, with the node `c` it leads to. */
+const BASIS_DEPENDENT =
+  `c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
+  `FROM edges e JOIN nodes c ON c.plan_id = e.plan_id AND c.node_id = e.to_node`;
 export const BASIS_DEPENDENTS =
   `(SELECT CASE WHEN count(*) <= ${BASIS_LIMIT} THEN COALESCE(json_agg(d ORDER BY d.k), '[]'::json) END FROM (` +
-  `SELECT e.id AS k, c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
-  `FROM edges e JOIN nodes c ON c.plan_id = e.plan_id AND c.node_id = e.to_node WHERE e.plan_id = nodes.plan_id AND e.from_node = nodes.node_id LIMIT ${BASIS_LIMIT + 1}) d)`;
+  `SELECT e.id AS k, ${BASIS_DEPENDENT} WHERE e.plan_id = nodes.plan_id AND e.from_node = nodes.node_id LIMIT ${BASIS_LIMIT + 1}) d)`;
 
 const PG_CLAIM =
   `WITH c AS (SELECT n.id FROM nodes n WHERE ${DUE} ORDER BY n.run_after, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED), ` +
@@ -134,8 +137,7 @@ export async function withDependents(q: Queryable, rows: ClaimRow[]): Promise<vo
     for (const part of chunk(ofPlan.map((r) => r.nodeId)))
       read.push(
         ...(await q.all<BasisDependent & { from: string }>(
-          `SELECT e.from_node AS "from", c.id AS "rowId", c.node_id AS "to", e.when_match AS "when", c.type, c.status, c.attempts, c.waiting, c.taken ` +
-            `FROM edges e JOIN nodes c ON c.plan_id = e.plan_id AND c.node_id = e.to_node WHERE e.plan_id = ? AND e.from_node IN (${marks(part.length)}) ORDER BY e.id`,
+          `SELECT e.from_node AS "from", ${BASIS_DEPENDENT} WHERE e.plan_id = ? AND e.from_node IN (${marks(part.length)}) ORDER BY e.id`,
           [planId, ...part],
         )),
       );
