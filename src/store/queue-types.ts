@@ -9,9 +9,10 @@ import type { NewChild, TreeLimits } from './tree/tree-store.js';
  */
 
 /**
- * What a claim saw (PostgreSQL): the plan, the node and its dependents, each with its row id. A
- * finish computed from it is written in one statement, guarded by every value it relied on;
- * when one no longer holds, nothing is written and the finish takes the locking path.
+ * What a claim saw: the plan, the node and its dependents, each with its row id (read with the claim on
+ * PostgreSQL, beside it on SQLite). A finish computed from it is written without reading first (one
+ * statement on PostgreSQL, one write transaction on SQLite), guarded by every value it relied on; when
+ * one no longer holds, nothing is written and the finish takes the locking path.
  */
 export interface ClaimBasis {
   plan: PlanState;
