@@ -55,6 +55,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   return {
     backend: db.dialect,
     target,
+    ...(db.dialect === 'sqlite' && target.kind === 'sqlite' ? { handOffCheckpoints: () => (db as SqliteDb).handOffCheckpoints() } : {}),
     plans: new SqlPlanStore(db, new Reads(db), writer),
     queue: new SqlWorkQueue(db, writer, tree),
     events: new SqlEventFeed(db, wakes),

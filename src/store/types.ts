@@ -310,6 +310,11 @@ export interface Store {
   readonly backend: Backend;
   /** Where the data lives, for another connection to the same database (a worker's lease thread). */
   readonly target?: DatabaseTarget;
+  /**
+   * SQLite file: another connection (a worker's lease thread) checkpoints the write-ahead log from now
+   * on, and the store's connection no longer does at its commits, until the returned release is called.
+   */
+  handOffCheckpoints?(): Promise<() => Promise<void>>;
   readonly plans: PlanStore;
   readonly queue: WorkQueue;
   readonly events: EventFeed;

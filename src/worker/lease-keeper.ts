@@ -18,7 +18,12 @@ export interface LeaseKeeperOptions {
   onError: (error: unknown) => void;
   /** Leases the thread reads from shared memory (HeldLeases); more are told to it by message. Default 1024. */
   slots?: number;
+  /** SQLite file: the store's connection leaves the log's checkpoints to the thread while it runs (Store.handOffCheckpoints). */
+  handOffCheckpoints?: () => Promise<() => Promise<void>>;
 }
+
+/** How often the lease thread checkpoints a SQLite file's write-ahead log (about SQLite's own 1,000 pages at the worker's fastest writes). */
+const CHECKPOINT_MS = 50;
 
 /** How the lease thread is renewing: on its own thread, or (when that is not possible) on the main thread. */
 export type LeaseKeeping = 'starting' | 'thread' | 'main thread' | 'stopped';
@@ -45,6 +50,8 @@ export class LeaseKeeper {
   #timer: NodeJS.Timeout | undefined;
   #stopped: Promise<void> | undefined;
   #mode: LeaseKeeping = 'starting';
+  /** The checkpoints handed to the thread (SQLite): resolves to their release. */
+  #checkpoints: Promise<(() => Promise<void>) | undefined> | undefined;
   /** Resolves once the thread renews, or the main thread took over. */
   readonly started: Promise<Exclude<LeaseKeeping, 'starting'>>;
   #startedResolve!: (mode: Exclude<LeaseKeeping, 'starting'>) => void;
@@ -65,7 +72,8 @@ export class LeaseKeeper {
     // Until the thread has its connection (a moment; longer from the TypeScript sources), the main thread renews.
     this.#timer = setInterval(() => void this.#renewHere(), this.#everyMs);
     if (!target) return (this.#onMainThread(), this);
-    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#shared.memory };
+    const checkpoints = target.kind === 'sqlite' && this.options.handOffCheckpoints ? { checkpointMs: CHECKPOINT_MS } : {};
+    const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#shared.memory, ...checkpoints };
     try {
       this.#thread = newThread(data);
     } catch (error) {
@@ -110,6 +118,8 @@ export class LeaseKeeper {
       const thread = this.#thread;
       this.#mode = 'stopped';
       this.#startedResolve('stopped');
+      // The store's connection checkpoints again before the thread that did it stops.
+      await this.#takeBackCheckpoints();
       if (!thread) return;
       const done = new Promise<void>((resolve) => {
         thread.on('message', (message: FromLeaseThread) => 'stopped' in message && resolve());
@@ -139,6 +149,9 @@ export class LeaseKeeper {
       if (this.#mode !== 'starting') return;
       this.#mode = 'thread';
       this.#startedResolve('thread');
+      // The thread checkpoints from its start: the store's connection can leave it to the thread now.
+      const handOff = this.options.handOffCheckpoints;
+      if (this.options.target?.kind === 'sqlite' && handOff) this.#checkpoints = handOff().catch(() => undefined);
     } else if ('lost' in message) {
       const lost = message.lost.filter((t) => this.#held.delete(t));
       for (const token of lost) this.#shared.delete(token);
@@ -154,9 +167,17 @@ export class LeaseKeeper {
 
   /** The fallback: renewals on the main thread's timer, for good. */
   #onMainThread(): void {
+    void this.#takeBackCheckpoints();
     if (this.#stopped) return;
     this.#mode = 'main thread';
     this.#startedResolve('main thread');
+  }
+
+  /** The store's connection checkpoints at its commits again (the thread stops, or is gone). */
+  async #takeBackCheckpoints(): Promise<void> {
+    const handedOff = this.#checkpoints;
+    this.#checkpoints = undefined;
+    await (await handedOff)?.().catch((error: unknown) => this.options.onError(error));
   }
 
   /** A renewal on the main thread, while the thread starts or when it cannot be used. */

@@ -16,6 +16,11 @@ export interface LeaseThreadData {
   everyMs: number;
   /** The leases held, as the main thread keeps them in shared memory (HeldLeases). */
   held: SharedArrayBuffer;
+  /**
+   * SQLite: how often the thread checkpoints the write-ahead log (passively: writers go on meanwhile); once
+   * it says it is ready, the worker's own connection no longer checkpoints at its commits. Unset: no checkpoints here.
+   */
+  checkpointMs?: number;
 }
 
 /** Main thread → lease thread: the leases taken and let go since the last message that are not in shared memory (one message per turn of the event loop, not one per node). */

@@ -2,7 +2,9 @@
  * The lease thread (a `worker_threads` thread started by `LeaseKeeper`): renews the leases of the
  * nodes its worker runs, on its own timer and its own database connection, so that a long
  * synchronous piece of work on the worker's event loop (a big rewrite, a `when` pattern over a big
- * output) cannot make them expire. The renewal statement is the store's (`renewLeases`).
+ * output) cannot make them expire. The renewal statement is the store's (`renewLeases`). On a SQLite
+ * file it also checkpoints the write-ahead log (`checkpointMs`), which the worker's connection then
+ * leaves to it: the page copies and fsyncs of a checkpoint run beside the worker's writes, not in them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Db } from '../store/sql/executor.js';
@@ -68,6 +70,19 @@ async function renew(db: Db): Promise<void> {
   }
 }
 
+/**
+ * A passive checkpoint: copies the log's committed pages into the database file as far as readers allow,
+ * without waiting on anyone (a write goes on meanwhile); a log fully copied is started over by the next
+ * write. One that cannot run now (another connection checkpoints) is simply made at the next tick.
+ */
+async function checkpoint(db: Db): Promise<void> {
+  try {
+    await db.all('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch {
+    // the file is busy or away: the next tick tries again, and a renewal reports an unreachable database
+  }
+}
+
 /** What the main thread needs of an error to tell an unreachable database from other failures: its message and code. */
 function describe(error: unknown): FromLeaseThread {
   const code = (error as { code?: unknown } | null)?.code;
@@ -95,8 +110,10 @@ async function main(): Promise<void> {
   const timer = setInterval(() => {
     renewing ??= renew(db).finally(() => (renewing = undefined));
   }, data.everyMs);
+  const checkpoints = data.checkpointMs === undefined ? undefined : setInterval(() => void checkpoint(db), data.checkpointMs);
   stopping.stop = () => {
     clearInterval(timer);
+    clearInterval(checkpoints);
     void (async () => {
       await renewing;
       await db.close().catch(() => undefined);

@@ -90,6 +90,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.leases = new LeaseKeeper({
       target: options.store.target,
       queue: options.store.queue,
+      ...(options.store.handOffCheckpoints ? { handOffCheckpoints: () => options.store.handOffCheckpoints!() } : {}),
       owner: this.owner,
       leaseMs: options.leaseMs,
       onLost: (tokens) => tokens.forEach((token) => this.inflight.get(token)?.abort.abort(new AttemptAborted('lease lost'))),

@@ -1,7 +1,8 @@
 /**
  * The lease thread renews what the worker holds, read from shared memory (HeldLeases) or, for what
  * does not fit there, told by message; it stops renewing a lease let go, and reports a lease it could
- * not renew once. A real thread with its own connection, on the run's backend.
+ * not renew once. A real thread with its own connection, on the run's backend. On a SQLite file it takes over
+ * the checkpoints of the write-ahead log while it runs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimedNode } from '../../src/store/types.js';
@@ -106,6 +107,34 @@ describe('the lease thread', () => {
     const again = await ends();
     await waitUntil(async () => (await ends()) > again, 'the other lease to be renewed again');
     expect(lost).toEqual([[claims[0]!.token]]);
+    expect(errors).toEqual([]);
+  });
+
+  it("takes over a SQLite file's checkpoints from the store's connection once it runs, and gives them back when it stops", async () => {
+    const calls: string[] = [];
+    keeper = new LeaseKeeper({
+      target: h.store.target,
+      queue: h.store.queue,
+      owner: OWNER,
+      leaseMs: LEASE_MS,
+      onLost: (tokens) => lost.push(tokens),
+      onError: (error) => errors.push(error),
+      handOffCheckpoints: async () => {
+        calls.push('handed off');
+        return async () => void calls.push('given back');
+      },
+    }).start();
+    expect(await keeper.started).toBe('thread');
+    if (h.store.target?.kind !== 'sqlite') {
+      // PostgreSQL has no log of the kind to checkpoint: nothing is handed off.
+      await keeper.stop();
+      expect(calls).toEqual([]);
+      return;
+    }
+    await waitUntil(() => calls.length > 0, 'the checkpoints to be handed off');
+    expect(calls).toEqual(['handed off']);
+    await keeper.stop();
+    expect(calls).toEqual(['handed off', 'given back']);
     expect(errors).toEqual([]);
   });
 });

@@ -25,6 +25,8 @@ export class SqliteDb implements Db {
   readonly #statements = new TextCache<Statement>(2000);
   readonly #queue: { turn: Promise<unknown> };
   readonly #inner: Queryable;
+  /** Hand-offs of the checkpoints not released yet (handOffCheckpoints). */
+  #checkpointsElsewhere = 0;
 
   constructor(
     handle: Database,
@@ -82,6 +84,22 @@ export class SqliteDb implements Db {
     return this.exclusive(async () => Number(this.#handle.pragma('data_version', { simple: true })));
   }
 
+  /**
+   * Another connection to the file checkpoints the write-ahead log (a worker's lease thread), so this
+   * one stops doing it at its commits (`wal_autocheckpoint = 0`) until every hand-off is released: the
+   * checkpoints' page copies and fsyncs leave the thread that runs the writes.
+   */
+  async handOffCheckpoints(): Promise<() => Promise<void>> {
+    if (this.#checkpointsElsewhere++ === 0) await this.exclusive(async () => void this.#handle.pragma('wal_autocheckpoint = 0'));
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      if (--this.#checkpointsElsewhere > 0) return;
+      await this.exclusive(async () => void (this.#handle.open && this.#handle.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`)));
+    };
+  }
+
   async close(): Promise<void> {
     await this.exclusive(() => this.onClose());
   }
@@ -109,6 +127,9 @@ export class SqliteDb implements Db {
     return statement.run(...params.map(bindable)).changes;
   }
 }
+
+/** SQLite's own default: a commit that leaves this many pages or more in the write-ahead log checkpoints it. */
+const SQLITE_AUTOCHECKPOINT = 1000;
 
 function bindable(value: unknown): unknown {
   if (value === undefined) return null;
