@@ -92,7 +92,7 @@ export class SqlWorkQueue implements WorkQueue {
           }),
         );
       if (loaded.nodes.has(claim.nodeId)) return undefined;
-      loaded.nodes.set(claim.nodeId, { ...basis.node, attributes: claim.attributes });
+      loaded.nodes.set(claim.nodeId, basis.node);
       loaded.rows.set(claim.nodeId, basis.rowId);
       tokens.set(basis.rowId, claim.token);
       const edges: OutEdge[] = [];

@@ -1,6 +1,6 @@
 import { decodeText } from '../text.js';
 import type { NodeState, OutEdge, PlanState } from '../../engine/snapshot.js';
-import type { NodeStatus, NodeType, PlanStatus } from '../../model/types.js';
+import type { Attributes, NodeStatus, NodeType, PlanStatus } from '../../model/types.js';
 import { canMoveNode } from '../../state/node-moves.js';
 import { parseJsonObject } from '../rows.js';
 import type { ClaimBasis, ClaimedNode, ClaimOptions } from '../types.js';
@@ -244,7 +244,7 @@ export function claimedIn(row: ClaimRow, plan: KnownPlan): ClaimedNode {
   if (row.dependents && plan.revision !== undefined) {
     const planState: PlanState = { id: row.planId, status: plan.status as PlanStatus, mode: plan.mode, attributes: plan.planAttributes };
     if (plan.root) planState.root = plan.root;
-    claimed.basis = basisOf(row, planState, plan.revision, row.dependents);
+    claimed.basis = basisOf(row, claimed.attributes, planState, plan.revision, row.dependents);
   }
   return claimed;
 }
@@ -270,7 +270,8 @@ export function claimOf(values: ClaimValues): ClaimedNode {
   return out;
 }
 
-function basisOf(row: ClaimRow, plan: PlanState, revision: number, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {
+/** The claimed node's basis; its attributes are the claim's own (parsed once). */
+function basisOf(row: ClaimRow, attributes: Attributes, plan: PlanState, revision: number, dependents: NonNullable<ClaimRow['dependents']>): ClaimBasis {
   const node: NodeState = {
     id: row.nodeId,
     type: row.type as NodeType,
@@ -278,7 +279,7 @@ function basisOf(row: ClaimRow, plan: PlanState, revision: number, dependents: N
     attempts: Number(row.attempts),
     waiting: Number(row.waiting),
     taken: Number(row.taken),
-    attributes: parseJsonObject(row.attributes),
+    attributes,
   };
   return {
     plan,
