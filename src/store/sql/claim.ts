@@ -66,9 +66,10 @@ const PG_CLAIM =
 
 // SQLite's planner, without statistics, takes the first index that fits (status, run_after, id) and then
 // reads every held row: the partial index is named. The candidates are read first, with what a claim carries
-// that the lease does not change, and then leased by id, returning only what the lease set: inside the write
-// transaction nobody can take them between the two, and an UPDATE that chose its rows itself and returned
-// eleven columns cost a third more than the two statements (bench/ANALYSES.md, twenty-seventh session).
+// that the lease does not set (their attempts counted with this one), and then leased by id, returning only
+// what the lease set (token, end): inside the write transaction nobody can take them between the two, and an
+// UPDATE that chose its rows itself and returned eleven columns cost a third more than the two statements
+// (bench/ANALYSES.md, twenty-seventh session).
 const sqliteCandidates = (excluded: number) =>
   `SELECT n.id AS "rowId", n.plan_id AS "planId", n.node_id AS "nodeId", n.type, n.label, n.attributes, n.attempts + 1 AS "attempts", n.waiting, n.taken ` +
   `FROM nodes n INDEXED BY nodes_claimable_idx WHERE ${DUE}${excluded > 0 ? ` AND n.id NOT IN (${marks(excluded)})` : ''} ORDER BY n.run_after, n.id LIMIT ?`;
