@@ -50,7 +50,9 @@ export class LeaseKeeper {
   #timer: NodeJS.Timeout | undefined;
   #stopped: Promise<void> | undefined;
   #mode: LeaseKeeping = 'starting';
-  /** The checkpoints handed to the thread (SQLite): resolves to their release. */
+  /** How the store's connection leaves its checkpoints to the thread (a SQLite file whose store can), decided at start. */
+  #handOff: (() => Promise<() => Promise<void>>) | undefined;
+  /** The checkpoints handed to the thread: resolves to their release. */
   #checkpoints: Promise<(() => Promise<void>) | undefined> | undefined;
   /** Resolves once the thread renews, or the main thread took over. */
   readonly started: Promise<Exclude<LeaseKeeping, 'starting'>>;
@@ -72,7 +74,8 @@ export class LeaseKeeper {
     // Until the thread has its connection (a moment; longer from the TypeScript sources), the main thread renews.
     this.#timer = setInterval(() => void this.#renewHere(), this.#everyMs);
     if (!target) return (this.#onMainThread(), this);
-    const checkpoints = target.kind === 'sqlite' && this.options.handOffCheckpoints ? { checkpointMs: CHECKPOINT_MS } : {};
+    this.#handOff = target.kind === 'sqlite' ? this.options.handOffCheckpoints : undefined;
+    const checkpoints = this.#handOff ? { checkpointMs: CHECKPOINT_MS } : {};
     const data: LeaseThreadData = { target, owner, leaseMs, everyMs: this.#everyMs, held: this.#shared.memory, ...checkpoints };
     try {
       this.#thread = newThread(data);
@@ -150,8 +153,8 @@ export class LeaseKeeper {
       this.#mode = 'thread';
       this.#startedResolve('thread');
       // The thread checkpoints from its start: the store's connection can leave it to the thread now.
-      const handOff = this.options.handOffCheckpoints;
-      if (this.options.target?.kind === 'sqlite' && handOff) this.#checkpoints = handOff().catch(() => undefined);
+      // One that fails is reported, and the store's connection goes on checkpointing by itself.
+      this.#checkpoints = this.#handOff?.().catch((error: unknown) => void this.options.onError(error));
     } else if ('lost' in message) {
       const lost = message.lost.filter((t) => this.#held.delete(t));
       for (const token of lost) this.#shared.delete(token);

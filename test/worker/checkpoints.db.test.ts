@@ -34,8 +34,8 @@ describe.runIf(testBackend() === 'sqlite')('checkpoints of a SQLite file', () =>
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** The plans' statuses as the database file holds them without its log (what checkpoints copied there). */
   let copies = 0;
+  /** The plans' statuses as the database file holds them without its log (what checkpoints copied there). */
   function inFileAlone(): Map<string, string> {
     const copy = join(scratch, `alone-${copies++}.db`);
     copyFileSync(file, copy);

@@ -119,21 +119,18 @@ export async function claimPostgres(q: Queryable, options: ClaimOptions): Promis
 export async function claimSqlite(q: Queryable, options: ClaimOptions, excluded: readonly number[] = []): Promise<ClaimedNode[]> {
   if (options.limit <= 0) return [];
   const exclude = excluded.length <= 500 ? excluded : [];
-  // The candidates, then their leases (the token and lease end each row is given, set on it here).
-  const rows = await q.all<ClaimRow>(sqliteCandidates(exclude.length), [...exclude, options.limit]);
-  if (rows.length === 0) return [];
-  rows.sort((a, b) => a.rowId - b.rowId);
-  const byId = new Map(rows.map((row) => [row.rowId, row]));
-  for (const part of chunk(rows.map((r) => r.rowId)))
-    for (const lease of await q.all<Pick<ClaimRow, 'rowId' | 'token' | 'leaseExpiresAt'>>(sqliteLease(part.length), [
+  // The candidates, then their leases: each row takes the token and lease end its UPDATE returned.
+  const candidates = await q.all<Omit<ClaimRow, 'token' | 'leaseExpiresAt'>>(sqliteCandidates(exclude.length), [...exclude, options.limit]);
+  if (candidates.length === 0) return [];
+  const leases = new Map<number, Pick<ClaimRow, 'token' | 'leaseExpiresAt'>>();
+  for (const part of chunk(candidates.map((r) => r.rowId)))
+    for (const { rowId, ...lease } of await q.all<Pick<ClaimRow, 'rowId' | 'token' | 'leaseExpiresAt'>>(sqliteLease(part.length), [
       options.owner,
       options.leaseMs,
       ...part,
-    ])) {
-      const row = byId.get(lease.rowId)!;
-      row.token = lease.token;
-      row.leaseExpiresAt = lease.leaseExpiresAt;
-    }
+    ]))
+      leases.set(rowId, lease);
+  const rows: ClaimRow[] = candidates.map((row) => Object.assign(row, leases.get(row.rowId)!)).sort((a, b) => a.rowId - b.rowId);
   const reason = claimReason(options.owner);
   await insertEvents(
     q,
