@@ -1,12 +1,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { benchDotplan, measureDotplan, type DotplanBenchReport } from '../../src/bench/dotplan.js';
 import type { BenchSizes, DotplanBenchTarget } from '../../src/bench/run.js';
 import { VALIDATE_SHAPES } from '../../src/bench/scenarios/validate-shapes.js';
-import { benchPostgresUrl } from '../support/db.js';
+import { benchPostgresUrl, createOwnRole } from '../support/db.js';
 
 const SIZES: BenchSizes = {
   nodes: 300,
@@ -31,17 +30,6 @@ function sqliteTarget(): DotplanBenchTarget {
   const dir = mkdtempSync(join(tmpdir(), 'dotplan-bench-test-'));
   dirs.push(dir);
   return { backend: 'sqlite', databaseUrl: `file:${join(dir, 'bench.db')}` };
-}
-
-async function benchDatabases(serverUrl: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const res = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'dotplan_bench_%'`);
-    return res.rows.map((r) => r.datname);
-  } finally {
-    await client.end();
-  }
 }
 
 function expectCleanRun(report: DotplanBenchReport, backend: 'sqlite' | 'postgres'): void {
@@ -122,8 +110,13 @@ describe('dotplan benchmarks on SQLite', () => {
 
 describe.skipIf(!postgresUrl)(`dotplan benchmarks on PostgreSQL${postgresUrl ? '' : ' (skipped: set DATABASE_URL=postgres://… to run)'}`, () => {
   it('runs the same shapes in a throw-away database, then drops it', async () => {
-    const before = await benchDatabases(postgresUrl!);
-    expectCleanRun(await measureDotplan({ backend: 'postgres', databaseUrl: postgresUrl! }, SIZES), 'postgres');
-    expect(await benchDatabases(postgresUrl!)).toEqual(before);
+    // Its own role: the databases it owns are this run's, not those of the HTTP bench test running beside it.
+    const role = await createOwnRole(postgresUrl!);
+    try {
+      expectCleanRun(await measureDotplan({ backend: 'postgres', databaseUrl: role.url }, SIZES), 'postgres');
+      expect(await role.ownedDatabases()).toEqual([]);
+    } finally {
+      await role.drop();
+    }
   });
 });

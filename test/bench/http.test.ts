@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { measureHttpFloor } from '../../src/bench/http-floor.js';
 import type { BenchResult } from '../../src/bench/results.js';
 import { renderBench, runBench, type DotplanBenchTarget } from '../../src/bench/run.js';
 import { httpBench, openHttpBench, type HttpFixture, type HttpSizes } from '../../src/bench/scenarios/http.js';
 import { parseBlock } from '../../src/bench/scenarios/http-sse.js';
-import { benchPostgresUrl } from '../support/db.js';
+import { benchPostgresUrl, createOwnRole } from '../support/db.js';
 import { runInProcess } from '../support/in-process.js';
 
 /** Small sizes: the test checks that the scenarios run and give sane figures, never how fast. */
@@ -153,24 +152,19 @@ describe('SSE parsing', () => {
 });
 
 describe.skipIf(!postgresUrl)(`the HTTP scenarios on PostgreSQL${postgresUrl ? '' : ' (skipped: set DATABASE_URL=postgres://… to run)'}`, () => {
-  async function benchDatabases(): Promise<string[]> {
-    const client = new pg.Client({ connectionString: postgresUrl });
-    await client.connect();
-    try {
-      return (await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'dotplan_bench_%'`)).rows.map((r) => r.datname);
-    } finally {
-      await client.end();
-    }
-  }
-
   it('measures the same in a throw-away database, then drops it', async () => {
-    const before = await benchDatabases();
-    const fixture = await openHttpBench({ backend: 'postgres', databaseUrl: postgresUrl! }, SIZES);
+    // Its own role: the databases it owns are this run's, not those of the engine bench test running beside it.
+    const role = await createOwnRole(postgresUrl!);
     try {
-      await expectRound(fixture, 'postgres');
+      const fixture = await openHttpBench({ backend: 'postgres', databaseUrl: role.url }, SIZES);
+      try {
+        await expectRound(fixture, 'postgres');
+      } finally {
+        await fixture.close();
+      }
+      expect(await role.ownedDatabases()).toEqual([]);
     } finally {
-      await fixture.close();
+      await role.drop();
     }
-    expect(await benchDatabases()).toEqual(before);
   });
 });

@@ -39,6 +39,46 @@ export function benchPostgresUrl(): string | undefined {
   return process.env.CI === 'true' || process.env.DB === 'postgres' ? postgresServerUrl() : undefined;
 }
 
+/**
+ * A login role of its own on the PostgreSQL server at `serverUrl`, allowed to create databases, and
+ * `url`: the server's URL signed in as that role. Databases a test creates through `url` are the ones
+ * `ownedDatabases` lists (their owner is the role), so the test can tell them from those that test
+ * files running beside it create. `drop` removes what the role still owns, then the role.
+ */
+export async function createOwnRole(serverUrl: string): Promise<{ url: string; ownedDatabases(): Promise<string[]>; drop(): Promise<void> }> {
+  const role = `dotplan_test_role_${randomBytes(6).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  const asAdmin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const owned = () =>
+    asAdmin(async (client) => {
+      const res = await client.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE datdba = (SELECT oid FROM pg_roles WHERE rolname = $1) ORDER BY datname',
+        [role],
+      );
+      return res.rows.map((r) => r.datname);
+    });
+  await asAdmin((client) => client.query(`CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}'`));
+  const url = new URL(serverUrl);
+  url.username = role;
+  url.password = password;
+  return {
+    url: url.toString(),
+    ownedDatabases: owned,
+    async drop() {
+      for (const name of await owned()) await asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await asAdmin((client) => client.query(`DROP ROLE IF EXISTS ${role}`));
+    },
+  };
+}
+
 export async function createTestStore(backend: TestBackend = testBackend(), options: Omit<OpenStoreOptions, 'url'> = {}): Promise<TestStore> {
   return backend === 'postgres' ? createPostgresStore(options) : createSqliteStore(options);
 }
