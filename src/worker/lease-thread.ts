@@ -110,12 +110,21 @@ async function main(): Promise<void> {
   const timer = setInterval(() => {
     renewing ??= renew(db).finally(() => (renewing = undefined));
   }, data.everyMs);
-  const checkpoints = data.checkpointMs === undefined ? undefined : setInterval(() => void checkpoint(db), data.checkpointMs);
+  // A checkpoint still running at the next tick (a long log, a slow disk) is not joined by another: queued
+  // behind it on the thread's one connection, they would hold up the renewals too.
+  let checkpointing: Promise<void> | undefined;
+  const checkpoints =
+    data.checkpointMs === undefined
+      ? undefined
+      : setInterval(() => {
+          checkpointing ??= checkpoint(db).finally(() => (checkpointing = undefined));
+        }, data.checkpointMs);
   stopping.stop = () => {
     clearInterval(timer);
     clearInterval(checkpoints);
     void (async () => {
       await renewing;
+      await checkpointing;
       await db.close().catch(() => undefined);
       post({ stopped: true });
       port.close();
