@@ -12,6 +12,7 @@ import { Attention } from './attention.js';
 import { Poller } from './poller.js';
 import { AttemptAborted, runClaim } from './run-claim.js';
 import { ToolLogs } from './tool-logs.js';
+import { WakeTimer } from './wake-timer.js';
 import { asked, type WorkerEventMap, type WorkerOptions } from './worker-events.js';
 
 export type { QuestionAsked, WorkerEventMap, WorkerOptions } from './worker-events.js';
@@ -51,14 +52,14 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private lastExpiry = 0;
   /** The last claim took all it could: more ready work may be waiting. */
   private backlog = true;
-  /** Slots promised to writes in flight (they may claim work for this worker). */
+  /** Slots promised to claims and writes in flight (they may claim work for this worker). */
   private reserved = 0;
   private stopped: Promise<void> | undefined;
   private idleResolve: (() => void) | undefined;
   private readonly llm: LlmSlot | undefined;
   private readonly attention: Attention;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweepAt = 0;
+  /** Wakes the loop when the next notice or timeout is due. */
+  private readonly noticesDue = new WakeTimer(() => this.poller.wake());
   private readonly toolLogs: ToolLogs;
   private cancelsRound: Promise<unknown> | undefined;
   private cancelsAt = 0;
@@ -166,7 +167,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       await this.poller.stop();
       // After the loop's last round: a round in flight may have set the timers again.
       clearTimeout(this.dueTimer);
-      clearTimeout(this.sweepTimer);
+      this.noticesDue.clear();
       if (!options.drain) for (const { abort } of this.inflight.values()) abort.abort(new AttemptAborted('shutdown'));
       await this.llm?.stop();
       while (this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
@@ -210,16 +211,15 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       if (this.reserved === 0) this.backlog = true;
       return false;
     }
-    const claims = await store.queue.claim({ owner: this.owner, limit: free, leaseMs });
+    const claimed = await this.claimInto(free, () => store.queue.claim({ owner: this.owner, limit: free, leaseMs }));
     this.health.reached();
-    for (const claim of claims) this.launch(claim);
     // Nodes parked on a detached remote task whose check is due, in the slots left (a worker that knows external agents only).
-    if (this.options.remote && claims.length < free)
-      for (const check of await store.remote.takeChecks(this.owner, free - claims.length, leaseMs)) this.launch(check);
+    const left = this.free();
+    if (this.options.remote && claimed < free && left > 0) await this.claimInto(left, () => store.remote.takeChecks(this.owner, left, leaseMs));
     if (this.llm && (await this.llm.claim())) return true;
-    this.backlog = claims.length === free;
+    this.backlog = claimed === free;
     if (this.backlog) return true;
-    if (claims.length > 0) this.relookMs = 0; // work was taken: what is still due is looked for again soon
+    if (claimed > 0) this.relookMs = 0; // work was taken: what is still due is looked for again soon
     await this.lookAhead();
     return false;
   }
@@ -241,21 +241,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   /** Notices and timeouts due: looked at once a second at most; a look skipped for that is made when the second is up. */
   async #attend(): Promise<void> {
     const wait = await this.attention.sweep();
-    if (wait > 0) this.#wakeAt(new Date(Date.now() + wait));
-  }
-
-  /** Wakes the loop at `at` (a notice due), unless it is already to wake earlier for one. */
-  #wakeAt(at: Date): void {
-    if (this.sweepTimer && this.sweepAt <= at.getTime()) return;
-    clearTimeout(this.sweepTimer);
-    this.sweepAt = at.getTime();
-    this.sweepTimer = setTimeout(
-      () => {
-        this.sweepTimer = undefined;
-        this.poller.wake();
-      },
-      Math.min(Math.max(0, at.getTime() - Date.now()) + 5, 2 ** 31 - 1),
-    );
+    if (wait > 0) this.noticesDue.at(new Date(Date.now() + wait));
   }
 
   /** Nothing runs and no result is being written: the moment to look whether the worker is idle. */
@@ -265,6 +251,19 @@ export class Worker extends EventEmitter<WorkerEventMap> {
 
   private free(): number {
     return this.stopped ? 0 : Math.max(0, this.options.concurrency - this.inflight.size - this.reserved);
+  }
+
+  /** Claims work for `slots` free slots and starts it; reserved meanwhile, as a write's are, so that a write sent then leaves them be. */
+  private async claimInto(slots: number, claim: () => Promise<ClaimedNode[]>): Promise<number> {
+    this.reserved += slots;
+    let claimed: ClaimedNode[];
+    try {
+      claimed = await claim();
+    } finally {
+      this.reserved -= slots;
+    }
+    for (const node of claimed) this.launch(node); // in the same turn as the release: no write can count these slots free between
+    return claimed.length;
   }
 
   private finishOptions(): FinishOptions {
@@ -309,8 +308,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
           ...(this.options.remote ? { remote: this.options.remote } : {}),
         });
         await this.toolLogs.flushed(); // the attempt's log lines come before its end in the audit log
-        // The tool is done: its slot is free while the end is written (group commit), so that with a
-        // backlog the next claims overlap the write.
+        // The tool is done: its slot is free while the end is written (group commit), and the write that
+        // carries the end claims work for it.
         this.inflight.delete(claim.token); // its lease is kept (lease keeper) until the result is written
         // An agent node's child was started with the node's move to wait on it, in one write: nothing more to write.
         if (result.kind === 'delegated') {
@@ -319,9 +318,9 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         }
         // A detached remote task: the node was parked on it (no lease) in one write; its next check is a worker's later.
         if (result.kind === 'parked') return;
-        const written = this.finisher.finish(claim, result);
-        if (this.backlog) this.poller.wake();
-        const outcome = await written;
+        // The write claims for the slot it frees (finishOptions). A round woken now would claim for it
+        // first, and the write would then claim nothing: a round trip more for every batch of ends.
+        const outcome = await this.finisher.finish(claim, result);
         if (outcome instanceof Error) {
           if (!abort.aborted) this.report(outcome);
         } else if (result.kind === 'asked') this.emit('question:asked', asked(claim, result));
@@ -381,7 +380,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     }
     const llmLeft = this.llm ? this.llm.busy || outlook.llmWork > 0 : false;
     const notices = await this.attention.nextDue();
-    if (notices && (!outlook.nextWakeAt || notices < outlook.nextWakeAt)) this.#wakeAt(notices);
+    if (notices && (!outlook.nextWakeAt || notices < outlook.nextWakeAt)) this.noticesDue.at(notices);
     if (this.inflight.size === 0 && this.reserved === 0 && outlook.ready === 0 && outlook.running === 0 && outlook.retryPending === 0 && !llmLeft) {
       if (this.options.untilIdle) await this.attention.sweep(true); // what started waiting is announced before an --until-idle worker leaves
       this.emit('worker:idle');
