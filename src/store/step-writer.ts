@@ -81,6 +81,8 @@ export class StepWriter {
   /**
    * Writes the steps with `q` — a transaction, or on PostgreSQL the pool itself for a single
    * statement. Throws StaleStepError when a row no longer holds what a step was computed from.
+   * `last`: the caller sends nothing after this write in its transaction, so on PostgreSQL the COMMIT
+   * goes with the step's statement when the write sends nothing after it either.
    */
   async write(
     q: Queryable,
@@ -88,7 +90,7 @@ export class StepWriter {
     rows: RowIds,
     tokens: ReadonlyMap<number, string>,
     claim: HandOffOptions = NO_CLAIM,
-    along?: AlongWrite,
+    { along, last = false }: { along?: AlongWrite; last?: boolean } = {},
   ): Promise<Written> {
     // A plan that settles in this write and is left with nothing to run ends in it, in the same rows; and when
     // that plan is a child, its parent node's step is decided now and written with it.
@@ -110,6 +112,8 @@ export class StepWriter {
     const moved = new Set<string>();
     const known = knownPlans(q, steps);
     if (q.dialect === 'postgres') {
+      // Root plans only: nothing of a child plan (its settling, its parent's step) and no LLM asked follows the statement.
+      if (last && parent.steps.length === 0 && steps.every((s) => s.plan.root === undefined && !s.step.askLlm)) q.commitWithNext?.();
       const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
       // The write's statement leaves before the child's is made: the server runs it meanwhile.

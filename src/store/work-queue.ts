@@ -186,7 +186,9 @@ export class SqlWorkQueue implements WorkQueue {
       });
       // The child of an agent node this write hands over goes behind it where it can (tree/child-along.ts), else after it.
       const along = new ChildAlong(this.tree, q, options, roots, steps);
-      const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options, along.write);
+      // On PostgreSQL no child is started after a write of root plans alone (#startChildren): the write may carry the COMMIT.
+      const last = q.dialect === 'postgres' && roots.length === 0;
+      const written = await this.writer.write(q, steps, (plan, node) => byPlan.get(plan)?.rows.get(node), tokens, options, { along: along.write, last });
       return { written, started: along.startedBy(written) ?? (await this.#startChildren(q, written, options, roots)) };
     });
     const outcome = await this.#outcome(reports, done.written, options, done.started);
