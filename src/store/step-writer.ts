@@ -112,10 +112,9 @@ export class StepWriter {
     const moved = new Set<string>();
     const known = knownPlans(q, steps);
     if (q.dialect === 'postgres') {
-      // Root plans only: nothing of a child plan (its settling, its parent's step) and no LLM asked follows the statement.
-      if (last && parent.steps.length === 0 && steps.every((s) => s.plan.root === undefined && !s.step.askLlm)) q.commitWithNext?.();
-      const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       const handing = along && handingAgent(q, steps, writes.nodes, parent, checked, ended);
+      if (last && !handing && nothingFollows(q, steps, checked, ended)) q.commitWithNext?.();
+      const persisting = persistPostgres(q, writes, claim, { channel: WAKE_CHANNEL, payloads: this.wakes.payloads(wakes) }, known);
       // The write's statement leaves before the child's is made: the server runs it meanwhile.
       if (handing) q.flush?.();
       const alongside = handing ? along(handing) : undefined;
@@ -305,8 +304,8 @@ export class StepWriter {
 
 /**
  * The one node the write hands over when it is an agent node of the parent step folded into the write
- * (a child's end handing over the next agent node), and the write sends nothing after its statement:
- * no LLM asked, no plan whose settling would be read, no child ended but the one folded in.
+ * (a child's end handing over the next agent node), and the write sends nothing after its statement
+ * (nothingFollows; the child ended is the one folded in).
  */
 function handingAgent(
   q: Queryable,
@@ -321,9 +320,17 @@ function handingAgent(
   const node = change && parent.loaded?.nodes.get(change.node);
   const rowId = change && parent.loaded?.rows.get(change.node);
   if (!parent.loaded || !change || node?.type !== 'agent' || claims.length !== 1 || claims[0]!.id !== rowId) return undefined;
-  if (steps.some((s) => s.step.askLlm || (s.step.settle && settlesInWrite(q, s) && !checked.has(s.step.planId)))) return undefined;
-  if (endedChildren(ended, new Set(steps.flatMap((s) => (s.step.planChange ? [s.step.planId] : [])))).length > 0) return undefined;
+  if (!nothingFollows(q, steps, checked, ended)) return undefined;
   return { loaded: parent.loaded, node, attempts: change.set.attempts ?? node.attempts, rowId };
+}
+
+/**
+ * Whether write() sends nothing after the step's statement: no LLM asked, no plan whose settling would be
+ * read (`checked`: known to go on), no child plan ended whose parent's step would follow.
+ */
+function nothingFollows(q: Queryable, steps: readonly PlannedStep[], checked: ReadonlySet<string>, ended: readonly PlannedStep[]): boolean {
+  if (steps.some((s) => s.step.askLlm || (s.step.settle && settlesInWrite(q, s) && !checked.has(s.step.planId)))) return false;
+  return endedChildren(ended, new Set(steps.flatMap((s) => (s.step.planChange ? [s.step.planId] : [])))).length === 0;
 }
 
 /** Whether the step's plan settles inside its write: every plan on SQLite (writers take turns), a child plan under its tree's lock on PostgreSQL. */

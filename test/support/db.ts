@@ -48,15 +48,7 @@ export function benchPostgresUrl(): string | undefined {
 export async function createOwnRole(serverUrl: string): Promise<{ url: string; ownedDatabases(): Promise<string[]>; drop(): Promise<void> }> {
   const role = `dotplan_test_role_${randomBytes(6).toString('hex')}`;
   const password = randomBytes(12).toString('hex');
-  const asAdmin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const asAdmin = <T>(work: (client: pg.Client) => Promise<T>) => onServer(serverUrl, work);
   const owned = () =>
     asAdmin(async (client) => {
       const res = await client.query<{ datname: string }>(
@@ -96,30 +88,27 @@ async function createSqliteStore(options: Omit<OpenStoreOptions, 'url'>): Promis
   });
 }
 
+/** `work` on a connection of its own to the PostgreSQL server at `serverUrl`, closed afterwards. */
+async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A fresh, empty PostgreSQL database; returns its URL and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = postgresServerUrl();
   const name = `dotplan_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await onServer(server, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: server });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => onServer(server, async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   };
 }
 
