@@ -5,7 +5,7 @@ import type { ToolCatalogue } from '../tools/types.js';
 import { RunLog } from './scenarios/run-log.js';
 import { runPlan } from './scenarios/run-plan.js';
 import { agentChainPlan, agentWorld } from './scenarios/agents.js';
-import { chainPlan, independentPlan } from './scenarios/shapes.js';
+import { chainPlan, independentPlan, joinPlan } from './scenarios/shapes.js';
 import { startPrivatePostgres } from './private-postgres.js';
 
 /** The counters of a run, summed: statements and what they did, from pg_stat_statements and the statistics views. */
@@ -201,17 +201,20 @@ export interface StepCosts {
   server: string;
   chain: { steps: number; costs: Costs };
   throughput: { nodes: number; costs: Costs };
+  /** A join of `parents` independent nodes (the bench's join), per parent. */
+  join?: { parents: number; costs: Costs };
   /** A chain of agent nodes, each running a one-node workflow child (the agent step of `dotplan bench`). */
   agents?: { steps: number; costs: Costs };
 }
 
 /**
  * What a step costs on PostgreSQL, counted rather than timed (so that the next change can be compared
- * on any machine): a chain of `chain` no-op nodes and `nodes` independent ones, each run to its end by
- * a real worker on a private server with pg_stat_statements.
+ * on any machine): a chain of `chain` no-op nodes, `nodes` independent ones, a join of `join` parents and
+ * a chain of `agents` agent nodes, each run to its end by a real worker on a private server with
+ * pg_stat_statements.
  */
 export async function measureStepCosts(
-  sizes: { chain: number; nodes: number; agents?: number } = { chain: 500, nodes: 10_000, agents: 200 },
+  sizes: { chain: number; nodes: number; join?: number; agents?: number } = { chain: 500, nodes: 10_000, join: 10_000, agents: 200 },
 ): Promise<StepCosts> {
   // Autovacuum off: what a run wrote stays countable (nothing is cleaned up behind the counts).
   const server = await startPrivatePostgres({
@@ -232,6 +235,9 @@ export async function measureStepCosts(
       const tools = await log.registry();
       const chain = await measure(client, server.url, tools, await created(server.url, chainPlan(sizes.chain)));
       const throughput = await measure(client, server.url, tools, await created(server.url, independentPlan(sizes.nodes)));
+      const join = sizes.join
+        ? { parents: sizes.join, costs: await measure(client, server.url, tools, await created(server.url, joinPlan(sizes.join))) }
+        : undefined;
       const agents = sizes.agents
         ? { steps: sizes.agents, costs: await measure(client, server.url, tools, await created(server.url, agentChainPlan(sizes.agents)), sizes.agents) }
         : undefined;
@@ -239,6 +245,7 @@ export async function measureStepCosts(
         server: await server.version(),
         chain: { steps: sizes.chain, costs: chain },
         throughput: { nodes: sizes.nodes, costs: throughput },
+        ...(join ? { join } : {}),
         ...(agents ? { agents } : {}),
       };
     } finally {
@@ -257,6 +264,7 @@ export function formatStepCosts(costs: StepCosts): string {
     ...report('chain step', 'step', costs.chain.steps, costs.chain.costs),
     '',
     ...report('throughput', 'node', costs.throughput.nodes, costs.throughput.costs),
+    ...(costs.join ? ['', ...report('join (its parents run, then the node joining them)', 'parent', costs.join.parents, costs.join.costs)] : []),
     ...(costs.agents ? ['', ...report('agent step (a one-node workflow child)', 'step', costs.agents.steps, costs.agents.costs)] : []),
   ].join('\n');
 }

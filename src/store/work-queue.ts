@@ -31,10 +31,10 @@ export function leaseLost(): ConflictError {
 /**
  * The work queue: claims with leases, renewals, expiry, and the end of attempts. A finish runs the
  * engine's rule on a snapshot and persists the step with the work it hands to the same worker: from
- * what the claim saw when every dependent waited for this node alone (`finishFromBasis`: on PostgreSQL
- * one statement, on SQLite a write transaction that reads nothing first), each row checked as it is
- * written; otherwise — or when a checked value no longer holds — in a transaction that reads (on
- * PostgreSQL: locks) what the step is computed from first (`finishLocked`). Both write the same rows.
+ * what the claim saw (`finishFromBasis`: on PostgreSQL one statement, on SQLite a write transaction that
+ * reads nothing first), each row checked as it is written; otherwise — or when a checked value no
+ * longer holds — in a transaction that reads (on PostgreSQL: locks) what the step is computed from
+ * first (`finishLocked`). Both write the same rows.
  */
 export class SqlWorkQueue implements WorkQueue {
   constructor(
@@ -67,8 +67,9 @@ export class SqlWorkQueue implements WorkQueue {
   /** The finish from the claims' bases (one statement on PostgreSQL); undefined when it does not apply or a checked value changed (nothing written). */
   async finishFromBasis(reports: readonly AttemptReport[], options: FinishOptions): Promise<FinishOutcome | undefined> {
     // A child plan's end finishes its parent node under its tree's lock, from what the locking finish reads ahead: never from a basis.
-    const eligible = (r: AttemptReport) =>
-      r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.plan.root === undefined && r.claim.basis.dependents.every((d) => d.node.waiting === 1);
+    // A dependent that waits for other parents too is counted down as it stands (NodeWrite.relative): its
+    // siblings finishing since the claim do not refuse the write; the one whose end makes it ready does.
+    const eligible = (r: AttemptReport) => r.claim.basis?.plan.mode === 'workflow' && r.claim.basis.plan.root === undefined;
     if (!reports.every(eligible)) return undefined;
     const byPlan = new Map<string, LoadedPlan>();
     const revisions = new Map<string, number>();

@@ -31,6 +31,20 @@ describe.runIf(testBackend() === 'postgres')('what a step costs (a private Postg
     expect(throughput.costs.roundTrips).toBeLessThan(throughput.nodes);
   }, 120_000);
 
+  it("counts a join's parents through the one statement: only the end that makes the join ready goes through a transaction", async () => {
+    const { join } = await measureStepCosts({ chain: 10, nodes: 10, join: 300 });
+    const costs = join!.costs;
+    expect(costs.heap.nodes).toMatchObject({ inserted: 0 });
+    // Each parent's row twice (its claim, its end); the join's counted down with each write of parents, then claimed and ended.
+    expect(costs.heap.nodes!.updated).toBeGreaterThan(2 * join!.parents);
+    // A write of parents that the join's count still leaves waiting is one statement (each went through a transaction
+    // before the thirtieth session); only the write with the last parent's end goes through one, where the join is read
+    // under lock and made ready.
+    const begins = costs.statements.find((s) => s.query === 'BEGIN')?.calls ?? 0;
+    expect(begins).toBeGreaterThanOrEqual(1);
+    expect(begins).toBeLessThanOrEqual(3);
+  }, 120_000);
+
   it('counts an agent step: one plan, revision and node inserted for its child, one transaction, one step statement', async () => {
     const { agents } = await measureStepCosts({ chain: 10, nodes: 10, agents: 30 });
     const costs = agents!.costs;

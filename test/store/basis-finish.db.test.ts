@@ -1,6 +1,7 @@
 /**
  * The finish from a claim's basis (work-queue.ts) on the suite's backend: taken when what the claim saw
- * still holds, and when it no longer does — the plan paused, a dependent moved, the lease taken over —
+ * still holds — or, for a join's count, when the count as it stands still leaves the join waiting — and when
+ * it no longer does — the plan paused, a dependent moved, the lease taken over —
  * it writes nothing at all (no node, no event, the plan's updatedAt untouched) and the locking finish
  * decides instead, as it would have without it.
  */
@@ -52,6 +53,38 @@ describe(`the finish from a claim's basis (${testBackend()})`, () => {
     expect(outcome?.claimed.map((c) => c.nodeId)).toEqual(['b']);
     expect(outcome?.claimed[0]!.basis?.dependents.map((d) => [d.node.id, d.node.status])).toEqual([['c', 'pending']]);
     expect(await h.statuses(plan.id)).toEqual({ a: 'done', b: 'running', c: 'pending' });
+  });
+
+  it('counts down a join as it stands: parents finished by other writes since the claim do not refuse it; the one that makes it ready does', async () => {
+    const plan = await h.create(
+      graphOf(
+        { a: { toolCode: 'echo' }, b: { toolCode: 'echo' }, c: { toolCode: 'echo' }, j: { toolCode: 'echo' } },
+        [
+          ['a', 'j'],
+          ['b', 'j'],
+          ['c', 'j'],
+        ],
+        { mode: 'workflow' },
+      ),
+    );
+    const claims = await h.store.queue.claim({ owner: 'w1', limit: 3, leaseMs: 30_000 });
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => claims.find((claim) => claim.planId === plan.id && claim.nodeId === id)!);
+    // Every claim saw j waiting for all three.
+    expect([a, b, c].map((claim) => claim!.basis?.dependents.map((d) => [d.node.id, d.node.waiting]))).toEqual([[['j', 3]], [['j', 3]], [['j', 3]]]);
+    const waitingOf = async () => (await h.store.plans.nodes(plan.id)).find((n) => n.id === 'j')!.waiting;
+    expect((await queue().finishFromBasis(done(a!), OPTIONS))?.results).toEqual([{ status: 'done' }]);
+    expect(await waitingOf()).toBe(2);
+    // b's claim still saw 3: written all the same, as the count it stands at less one.
+    expect((await queue().finishFromBasis(done(b!), OPTIONS))?.results).toEqual([{ status: 'done' }]);
+    expect(await waitingOf()).toBe(1);
+    // c's claim would leave j waiting for 2 more: j waits for nothing now, so nothing is written...
+    const before = await stored(plan.id);
+    expect(await queue().finishFromBasis(done(c!), OPTIONS)).toBeUndefined();
+    expect(await stored(plan.id)).toEqual(before);
+    // ...and the locking finish, which reads j as it is, makes it ready.
+    expect((await queue().finishLocked(done(c!), OPTIONS)).claimed.map((claim) => claim.nodeId)).toEqual(['j']);
+    expect(await h.statuses(plan.id)).toEqual({ a: 'done', b: 'done', c: 'done', j: 'running' });
+    expect((await h.store.plans.nodes(plan.id)).find((n) => n.id === 'j')).toMatchObject({ waiting: 0, taken: 3 });
   });
 
   it('writes nothing when the plan was paused after the claim; the locking finish then records the result', async () => {

@@ -18,36 +18,47 @@ export interface RandomPlan {
   outcomes: Record<string, Outcome>;
   /** Slots the worker has free when it finishes a node (the hand-off). */
   slots: number;
+  /** Most nodes the worker claims at once when it has none in hand (several parents of a join claimed together). */
+  claims: number;
   /** Once the plan has ended, an operator retries its failed nodes (which then succeed) and it runs on. */
   retry: boolean;
 }
 
-export const randomPlan: fc.Arbitrary<RandomPlan> = fc
-  .integer({ min: 2, max: 9 })
-  .chain((n) =>
-    fc.record({
-      n: fc.constant(n),
-      edges: fc.uniqueArray(
-        fc.tuple(fc.nat(n - 1), fc.nat(n - 1)).filter(([a, b]) => a < b),
-        { selector: ([a, b]) => `${a}-${b}`, maxLength: 2 * n },
-      ),
-      whens: fc.array(fc.constantFrom(undefined, undefined, 'yes', '!yes'), { minLength: 20, maxLength: 20 }),
-      outcomes: fc.array(fc.constantFrom<Outcome>('yes', 'yes', 'no', 'fail', 'flaky'), { minLength: n, maxLength: n }),
-      onFailure: fc.constantFrom('stop', 'continue'),
-      slots: fc.integer({ min: 0, max: 2 }),
-      retry: fc.boolean(),
-    }),
-  )
-  .map(({ n, edges, whens, outcomes, onFailure, slots, retry }) => {
-    const nodes: Record<string, Attributes> = {};
-    for (let i = 0; i < n; i++) nodes[`n${i}`] = outcomes[i] === 'flaky' ? { retries: '1', retryDelay: '0ms' } : {};
-    const graph = graphOf(
-      nodes,
-      edges.map(([a, b], i) => [`n${a}`, `n${b}`, whens[i % whens.length]]),
-      { mode: 'workflow', onFailure },
-    );
-    return { graph, outcomes: Object.fromEntries(outcomes.map((o, i) => [`n${i}`, o])), slots, retry };
-  });
+export const randomPlan = plans(2, false);
+
+/** Random plans whose last node joins every other (a join's parents claimed and finished in every order). */
+export const joinedPlan = plans(4, true);
+
+function plans(min: number, joined: boolean): fc.Arbitrary<RandomPlan> {
+  return fc
+    .integer({ min, max: 9 })
+    .chain((n) =>
+      fc.record({
+        n: fc.constant(n),
+        edges: fc.uniqueArray(
+          fc.tuple(fc.nat(n - 1), fc.nat(n - 1)).filter(([a, b]) => a < b && !(joined && b === n - 1)),
+          { selector: ([a, b]) => `${a}-${b}`, maxLength: 2 * n },
+        ),
+        whens: fc.array(fc.constantFrom(undefined, undefined, 'yes', '!yes'), { minLength: 20, maxLength: 20 }),
+        outcomes: fc.array(fc.constantFrom<Outcome>('yes', 'yes', 'no', 'fail', 'flaky'), { minLength: n, maxLength: n }),
+        onFailure: fc.constantFrom('stop', 'continue'),
+        slots: fc.integer({ min: 0, max: 2 }),
+        claims: fc.integer({ min: 1, max: 3 }),
+        retry: fc.boolean(),
+      }),
+    )
+    .map(({ n, edges, whens, outcomes, onFailure, slots, claims, retry }) => {
+      const nodes: Record<string, Attributes> = {};
+      for (let i = 0; i < n; i++) nodes[`n${i}`] = outcomes[i] === 'flaky' ? { retries: '1', retryDelay: '0ms' } : {};
+      const joins = joined ? Array.from({ length: n - 1 }, (_, i): [number, number] => [i, n - 1]) : [];
+      const graph = graphOf(
+        nodes,
+        [...edges, ...joins].map(([a, b], i) => [`n${a}`, `n${b}`, whens[i % whens.length]]),
+        { mode: 'workflow', onFailure },
+      );
+      return { graph, outcomes: Object.fromEntries(outcomes.map((o, i) => [`n${i}`, o])), slots, claims, retry };
+    });
+}
 
 /** What the node's tool does on this attempt. */
 export function resultOf(outcome: Outcome, attempt: number): AttemptResult {
@@ -93,7 +104,7 @@ async function runToEnd(store: Store, planId: string, plan: RandomPlan, finish: 
   const options = { owner: 'w', leaseMs: 60_000, retryDefaults: { retries: 0, retryDelay: '0ms' } };
   let queue: ClaimedNode[] = [];
   for (let guard = 0; guard < 200; guard++) {
-    if (queue.length === 0) queue = (await store.queue.claim({ ...options, limit: 1 })).filter((c) => c.planId === planId);
+    if (queue.length === 0) queue = (await store.queue.claim({ ...options, limit: plan.claims })).filter((c) => c.planId === planId);
     const claim = queue.shift();
     if (!claim) {
       // Nothing left to claim: the plan must have ended (a plan left running would leave ready nodes behind for the next one).

@@ -3,7 +3,7 @@
  * (src/store/sql/sqlite-updates.ts). They must leave the rows exactly as the general statements they
  * replaced — one CASE per column, every column named — would: these property tests run both on the
  * same row state for random writes (every field set or not, expectations that hold or not, claims
- * and lease clears, waits) and compare what each changed, the rows each counted, and the claimed
+ * and lease clears, waits, count-downs written as changes of the counters) and compare what each changed, the rows each counted, and the claimed
  * row a claim returns. Times written as NOW are compared as "set now" (the two statements run a few
  * milliseconds apart), a new lease token by its shape.
  */
@@ -19,7 +19,10 @@ import { createTestStore, testBackend, type TestStore } from '../support/db.js';
 
 /** The general statement that wrote every node row on SQLite before (persist-sqlite.ts), kept here as the reference. */
 const GENERAL =
-  `UPDATE nodes SET status = :status, waiting = :waiting, taken = :taken, ` +
+  `UPDATE nodes SET status = :status, ` +
+  // A count-down (NodeWrite.relative) adds its change to the counters, on a row the change leaves waiting.
+  `waiting = CASE WHEN :relative THEN waiting + :waiting - :exp_waiting ELSE :waiting END, ` +
+  `taken = CASE WHEN :relative THEN taken + :taken - :exp_taken ELSE :taken END, ` +
   `output = CASE WHEN :set_output THEN :output ELSE output END, answer = CASE WHEN :set_answer THEN :answer ELSE answer END, ` +
   `error = CASE WHEN :set_error THEN :error ELSE error END, attempts = COALESCE(:attempts, attempts), ` +
   `run_after = CASE WHEN :run_after_delay IS NULL THEN run_after WHEN :run_after_delay = 0 THEN 0 ELSE NOW + :run_after_delay END, ` +
@@ -30,7 +33,9 @@ const GENERAL =
   `started_at = CASE WHEN :claim THEN NOW ELSE started_at END, finished_at = CASE WHEN :finished THEN NOW ELSE finished_at END, updated_at = NOW, ` +
   `waiting_since = CASE WHEN :waits THEN NOW ELSE waiting_since END, remind_at = CASE WHEN :waits THEN NULL ELSE remind_at END, ` +
   `timeout_at = CASE WHEN :waits THEN NULL ELSE timeout_at END ` +
-  `WHERE id = :id AND status = :exp_status AND waiting = :exp_waiting AND taken = :exp_taken AND (:exp_token IS NULL OR lease_token = :exp_token) ` +
+  `WHERE id = :id AND status = :exp_status ` +
+  `AND CASE WHEN :relative THEN waiting + :waiting - :exp_waiting > 0 ELSE waiting = :exp_waiting AND taken = :exp_taken END ` +
+  `AND (:exp_token IS NULL OR lease_token = :exp_token) ` +
   `RETURNING ${CLAIM_ROW}`;
 
 /** The general statement of a plan's move before (persist-sqlite.ts). */
@@ -105,6 +110,7 @@ const write = fc.record({
   clear_lease: fc.boolean(),
   finished: fc.boolean(),
   waits: fc.boolean(),
+  relative: fc.boolean(),
 });
 
 describe.runIf(testBackend() === 'sqlite')('SQLite node and plan writes set only what they change (sqlite-updates.ts)', () => {
@@ -268,6 +274,7 @@ describe.runIf(testBackend() === 'sqlite')('SQLite node and plan writes set only
       clear_lease: true,
       finished: true,
       waits: false,
+      relative: false,
     };
     const lean = await outcome(state, async (q) => {
       const { sql, params } = nodeUpdateSqlite(node, LEASE);

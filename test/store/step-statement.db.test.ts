@@ -54,6 +54,7 @@ describe.runIf(testBackend() === 'postgres')('the one-statement step (PostgreSQL
       skipped_by: null,
       attributes: null,
       waits: false,
+      relative: false,
     };
     const n0: NodeWrite = {
       ...base,

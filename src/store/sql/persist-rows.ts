@@ -1,6 +1,6 @@
 import { TERMINAL_NODE_STATUSES } from '../../model/status.js';
 import { NODE_WAITS, PLAN_WAITS, startsWaiting } from '../../model/waiting.js';
-import type { EventInput, Step } from '../../engine/step.js';
+import type { EventInput, NodeChange, Step } from '../../engine/step.js';
 import { DotplanError } from '../../errors/errors.js';
 import { encodeText } from '../text.js';
 import { redact, redactValue } from '../../secrets/redact.js';
@@ -38,6 +38,15 @@ export interface NodeWrite {
   finished: boolean;
   /** The move starts a wait for a person: `waiting_since` is now, the notice and timeout times start afresh. */
   waits: boolean;
+  /**
+   * In a step computed from a claim's basis, only the counters of a pending node that still waits
+   * (isCountDown): written as their change (`waiting` less the parents that finished in this step, `taken`
+   * plus those taken), on a row still pending that the change leaves waiting, rather than as values on a row
+   * holding the counters the claim saw: a parent that another write finished since does not refuse the
+   * step. Where the change would leave the row waiting for nothing, the write is refused, as any unmet
+   * expectation is. A step computed from rows read under lock writes values (their counters are current).
+   */
+  relative: boolean;
 }
 
 export interface PlanWrite {
@@ -88,12 +97,14 @@ export function toWriteSet(
   const out: WriteSet = { nodes: [], plans: [], events: [], expect: [] };
   const expected = new Set<string>();
   for (const step of steps) {
+    const seen = planAsSeen?.(step.planId);
     // One expectation per plan: the plan as seen is the same for each of its steps (a node's end and the plan's settling, say).
-    const seen = expected.has(step.planId) ? undefined : planAsSeen?.(step.planId);
-    if (seen !== undefined) {
+    if (seen !== undefined && !expected.has(step.planId)) {
       expected.add(step.planId);
       out.expect.push({ plan_id: step.planId, status: seen.status, revision: seen.revision ?? null });
     }
+    // A step computed from a claim's basis (its plan's revision checked) counts its dependents down as they stand.
+    const fromBasis = seen?.revision !== undefined;
     for (const change of step.changes) {
       const id = rowIds(step.planId, change.node);
       if (id === undefined) throw new DotplanError('INTERNAL', `no row for node ${JSON.stringify(change.node)} of plan ${step.planId} in the step`);
@@ -124,6 +135,7 @@ export function toWriteSet(
         clear_lease: change.claim !== true && change.expect.status === 'running' && change.status !== 'running',
         finished: change.status !== change.expect.status && TERMINAL_NODE_STATUSES.has(change.status),
         waits: startsWaiting(change.expect.status, change.status, NODE_WAITS),
+        relative: fromBasis && isCountDown(change),
       });
     }
     if (step.planChange) {
@@ -140,6 +152,22 @@ export function toWriteSet(
     out.events.push(...toEventWrites(step.events, out.events.length));
   }
   return out;
+}
+
+/**
+ * A change of a pending node's counters alone that leaves it waiting: no status move, no field set, no
+ * claim (what propagate.ts writes for a dependent whose parents have not all finished). Its result does
+ * not depend on the counters it was computed from: a step computed on older counters writes the same
+ * change, so it is written as a change (NodeWrite.relative).
+ */
+function isCountDown(change: NodeChange): boolean {
+  return (
+    change.expect.status === 'pending' &&
+    change.status === 'pending' &&
+    change.waiting > 0 &&
+    change.claim !== true &&
+    Object.values(change.set).every((value) => value === undefined)
+  );
 }
 
 export function toEventWrites(events: readonly EventInput[], first = 0): EventWrite[] {

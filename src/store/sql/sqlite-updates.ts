@@ -19,7 +19,9 @@ export function nodeUpdateSqlite(node: NodeWrite, lease: { owner: string; leaseM
   const key = shapeOf(node);
   let sql = texts.get(key);
   if (sql === undefined) texts.set(key, (sql = textOf(node)));
-  const params: unknown[] = [node.status, node.waiting, node.taken];
+  const params: unknown[] = node.relative
+    ? [node.status, node.waiting - node.exp_waiting, node.taken - node.exp_taken]
+    : [node.status, node.waiting, node.taken];
   if (node.set_output) params.push(node.output);
   if (node.set_answer) params.push(node.answer);
   if (node.set_error) params.push(node.error);
@@ -28,7 +30,7 @@ export function nodeUpdateSqlite(node: NodeWrite, lease: { owner: string; leaseM
   if (node.set_skipped_by) params.push(node.skipped_by);
   if (node.attributes !== null) params.push(node.attributes);
   if (node.claim) params.push(lease.owner, lease.leaseMs);
-  params.push(node.id, node.exp_status, node.exp_waiting, node.exp_taken);
+  params.push(node.id, node.exp_status, ...(node.relative ? [node.waiting - node.exp_waiting] : [node.exp_waiting, node.exp_taken]));
   if (node.exp_token !== null) params.push(node.exp_token);
   return { sql, params, returning: node.claim };
 }
@@ -51,13 +53,15 @@ function shapeOf(node: NodeWrite): number {
     (!node.claim && node.clear_lease ? 512 : 0) |
     (node.finished ? 1024 : 0) |
     (node.waits ? 2048 : 0) |
-    (node.exp_token !== null ? 4096 : 0)
+    (node.exp_token !== null ? 4096 : 0) |
+    (node.relative ? 8192 : 0)
   );
 }
 
 /** The statement for writes shaped as `node` (parameters in the order nodeUpdateSqlite pushes them). */
 function textOf(node: NodeWrite): string {
-  const set = ['status = ?', 'waiting = ?', 'taken = ?'];
+  // A count-down (NodeWrite.relative) adds the change to the counters, on a row the change leaves waiting.
+  const set = node.relative ? ['status = ?', 'waiting = waiting + ?', 'taken = taken + ?'] : ['status = ?', 'waiting = ?', 'taken = ?'];
   if (node.set_output) set.push('output = ?');
   if (node.set_answer) set.push('answer = ?');
   if (node.set_error) set.push('error = ?');
@@ -74,7 +78,8 @@ function textOf(node: NodeWrite): string {
   // A move that starts a wait for a person: waiting from now, its notice and timeout times afresh.
   if (node.waits) set.push('waiting_since = NOW', 'remind_at = NULL', 'timeout_at = NULL');
   const token = node.exp_token !== null ? ' AND lease_token = ?' : '';
-  return `UPDATE nodes SET ${set.join(', ')} WHERE id = ? AND status = ? AND waiting = ? AND taken = ?${token}` + (node.claim ? ` RETURNING ${CLAIM_ROW}` : '');
+  const counters = node.relative ? 'waiting + ? > 0' : 'waiting = ? AND taken = ?';
+  return `UPDATE nodes SET ${set.join(', ')} WHERE id = ? AND status = ? AND ${counters}${token}` + (node.claim ? ` RETURNING ${CLAIM_ROW}` : '');
 }
 
 /** A plan's move, written only if the plan is still in the status the move is from; the caller counts the rows changed. */

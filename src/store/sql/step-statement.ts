@@ -13,7 +13,8 @@ import { pgTouch } from './touch.js';
  * knows its plan as the step expects it: known-plans.ts), so that a chain step reads no plan row back.
  *
  * What the step relied on is part of each UPDATE's own WHERE (a node's status, counters and lease
- * token; the plans' status and revision, key-share locked so that a revision or command committed
+ * token — or, for a count-down, that the row is still pending and left waiting: NodeWrite.relative;
+ * the plans' status and revision, key-share locked so that a revision or command committed
  * while the statement waited is seen on the newest row). A row that no longer holds it is not
  * written, and the statement's check (`dotplan_step_holds`, migration 0017) then fails it as a
  * whole with SQLSTATE {@link STEP_CHANGED}: nothing of it is kept, and the writer's locking path
@@ -145,6 +146,7 @@ const CLEAR_LEASE = 32;
 const FINISHED = 64;
 const WAITS = 128;
 const RUN_NOW = 256;
+const RELATIVE = 512;
 
 /** A node write's switches, as the bits the statement reads. */
 function flags(n: NodeWrite): number {
@@ -157,7 +159,8 @@ function flags(n: NodeWrite): number {
     (n.clear_lease ? CLEAR_LEASE : 0) |
     (n.finished ? FINISHED : 0) |
     (n.waits ? WAITS : 0) |
-    (n.run_after_delay === 0 ? RUN_NOW : 0)
+    (n.run_after_delay === 0 ? RUN_NOW : 0) |
+    (n.relative ? RELATIVE : 0)
   );
 }
 
@@ -179,14 +182,17 @@ function build(shape: StepShape): string {
       `timeout_at = CASE WHEN ${on(WAITS)} THEN NULL ELSE nodes.timeout_at END, `
     : `run_after = CASE WHEN ${on(RUN_NOW)} THEN 0 ELSE nodes.run_after END, `;
   ctes.push(
-    `u AS (UPDATE nodes SET status = v.status, waiting = v.waiting, taken = v.taken, ` +
+    `u AS (UPDATE nodes SET status = v.status, ` +
+      `waiting = CASE WHEN ${on(RELATIVE)} THEN nodes.waiting + v.waiting - v.exp_waiting ELSE v.waiting END, ` +
+      `taken = CASE WHEN ${on(RELATIVE)} THEN nodes.taken + v.taken - v.exp_taken ELSE v.taken END, ` +
       `output = CASE WHEN ${on(SET_OUTPUT)} THEN v.output ELSE nodes.output END, attempts = COALESCE(v.attempts, nodes.attempts), ${rare}` +
       `lease_owner = CASE WHEN ${on(CLAIM)} THEN CAST(? AS text) WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_owner END, ` +
       `lease_token = CASE WHEN ${on(CLAIM)} THEN nodes.id || '.' || replace(gen_random_uuid()::text, '-', '') WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_token END, ` +
       `lease_expires_at = CASE WHEN ${on(CLAIM)} THEN NOW + CAST(? AS bigint) WHEN ${on(CLEAR_LEASE)} THEN NULL ELSE nodes.lease_expires_at END, ` +
       `started_at = CASE WHEN ${on(CLAIM)} THEN NOW ELSE nodes.started_at END, finished_at = CASE WHEN ${on(FINISHED)} THEN NOW ELSE nodes.finished_at END, updated_at = NOW ` +
-      `FROM v WHERE nodes.id = v.id AND nodes.id = ANY(CAST(? AS int[])) AND nodes.status = v.exp_status AND nodes.waiting = v.exp_waiting ` +
-      `AND nodes.taken = v.exp_taken AND (v.exp_token IS NULL OR nodes.lease_token = v.exp_token) ` +
+      `FROM v WHERE nodes.id = v.id AND nodes.id = ANY(CAST(? AS int[])) AND nodes.status = v.exp_status ` +
+      `AND CASE WHEN ${on(RELATIVE)} THEN nodes.waiting + v.waiting - v.exp_waiting > 0 ELSE nodes.waiting = v.exp_waiting AND nodes.taken = v.exp_taken END ` +
+      `AND (v.exp_token IS NULL OR nodes.lease_token = v.exp_token) ` +
       `RETURNING ${on(CLAIM)} AS claim, ${CLAIMED_COLUMNS}, CASE WHEN ${on(CLAIM)} THEN ${BASIS_DEPENDENTS} END AS "dependents")`,
   );
   if (shape.expect === 'many') {
