@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// CPU per step, beside the step's time: a chain (p50 step), a chain of agent nodes each running a one-node workflow
+// CPU per step, beside the step's time: a chain (p50 step), a ladder (`ladder`: each step joins the step before and a
+// side node of its own, as the bench's two-parent step; the p50 gap between the steps' starts), a chain of agent nodes each running a one-node workflow
 // child (`agent`: p50 step, the gap between the children's tool starts, as the bench's agent step) or the throughput
 // plan (nodes/s) run by a real worker
 // (concurrency 10 unless told) on a scratch database, timed from the worker's start (the plan is stored before), with the CPU
@@ -9,7 +10,7 @@
 // With --vs <checkout>, the other checkout's build runs in the same rounds, interleaved (A B, B A, …), so that a
 // change is measured against the code before it on the same machine in the same minutes. --concurrency <n> (default
 // 10, as in the bench): the worker's slots, and so how many nodes one write can carry.
-//   npm run build && node bench/step-cpu.mjs [chain|agent|throughput] [steps or nodes] [rounds] [postgres|sqlite] [--vs ../other] [--concurrency n]
+//   npm run build && node bench/step-cpu.mjs [chain|ladder|agent|throughput] [steps or nodes] [rounds] [postgres|sqlite] [--vs ../other] [--concurrency n]
 // PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); a scratch database per process.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -32,8 +33,8 @@ const option = (name) => {
 const vs = option('--vs');
 const other = vs === undefined ? undefined : path.resolve(vs);
 const concurrency = option('--concurrency') ?? '10';
-const [kind = 'chain', n = kind === 'chain' ? '2000' : kind === 'agent' ? '1000' : '10000', rounds = '3', backend = 'postgres'] = args;
-const stepped = kind === 'chain' || kind === 'agent';
+const [kind = 'chain', n = kind === 'chain' || kind === 'ladder' ? '2000' : kind === 'agent' ? '1000' : '10000', rounds = '3', backend = 'postgres'] = args;
+const stepped = kind === 'chain' || kind === 'ladder' || kind === 'agent';
 const builds = { A: path.resolve(HERE, '..', 'dist'), ...(other ? { B: path.join(other, 'dist') } : {}) };
 const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 for (let round = 0; round < Number(rounds); round++) {
@@ -69,7 +70,7 @@ async function measureOnce(dist, kind, steps, backend, concurrency) {
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
   const { openScratchFor } = await load('bench/scratch-store.js');
   const { runPlan } = await load('bench/scenarios/run-plan.js');
-  const { chainPlan, independentPlan } = await load('bench/scenarios/shapes.js');
+  const { chainPlan, independentPlan, ladderPlan } = await load('bench/scenarios/shapes.js');
   const { RunLog } = await load('bench/scenarios/run-log.js');
   const { percentile, gaps } = await load('bench/stats.js');
   const { agentChainPlan, agentWorld } = await load('bench/scenarios/agents.js');
@@ -81,7 +82,8 @@ async function measureOnce(dist, kind, steps, backend, concurrency) {
   let result;
   try {
     for (let run = 0; run < 2; run++) {
-      const shape = kind === 'chain' ? chainPlan(steps) : kind === 'agent' ? agentChainPlan(steps) : independentPlan(steps);
+      const shape =
+        kind === 'chain' ? chainPlan(steps) : kind === 'ladder' ? ladderPlan(steps) : kind === 'agent' ? agentChainPlan(steps) : independentPlan(steps);
       const plan = await scratch.store.plans.create(shape);
       const [threads0, pg0] = [threadTimes(), postgresTime()];
       const timed = await runPlan(scratch.store, tools, plan.id, concurrency, 600_000, world ? { children: world.children } : {});
@@ -89,7 +91,10 @@ async function measureOnce(dist, kind, steps, backend, concurrency) {
       const main = threads1.get(String(process.pid)) - threads0.get(String(process.pid));
       let other = 0;
       for (const [tid, ms] of threads1) if (tid !== String(process.pid)) other += ms - (threads0.get(tid) ?? 0);
-      const starts = kind === 'agent' ? log.startsOf((await scratch.store.plans.nodes(plan.id)).map((n) => n.childPlanId)) : log.starts(plan.id);
+      const starts =
+        kind === 'agent'
+          ? log.startsOf((await scratch.store.plans.nodes(plan.id)).map((n) => n.childPlanId))
+          : log.starts(plan.id, kind === 'ladder' ? (node) => !node.endsWith('s') : undefined);
       const value = kind === 'throughput' ? steps / ((timed.finishedAt - timed.startedAt) / 1000) : percentile(gaps(starts), 50);
       result = { value, main: main / steps, other: other / steps, postgres: (pg1 - pg0) / steps };
     }
