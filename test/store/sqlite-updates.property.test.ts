@@ -17,7 +17,10 @@ import type { NodeWrite, PlanWrite } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
 import { createTestStore, testBackend, type TestStore } from '../support/db.js';
 
-/** The general statement that wrote every node row on SQLite before (persist-sqlite.ts), kept here as the reference. */
+/**
+ * The general statement that wrote every node row on SQLite before (persist-sqlite.ts), kept here as the reference;
+ * with the count-down (NodeWrite.relative) written as PostgreSQL's step statement writes it (step-statement.ts).
+ */
 const GENERAL =
   `UPDATE nodes SET status = :status, ` +
   // A count-down (NodeWrite.relative) adds its change to the counters, on a row the change leaves waiting.
