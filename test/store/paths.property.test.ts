@@ -6,8 +6,7 @@
  * (reopening what their failure skipped) — both leave identical node rows, plan status and error, and
  * identical events, with the plan's updatedAt never older than its nodes — also where a join's count
  * changed after the claim and the finish from the basis counts it down as it stands (NodeWrite.relative).
- * And SQLite and PostgreSQL
- * record the same event sequence for every node.
+ * And SQLite and PostgreSQL record the same event sequence for every node.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
