@@ -14,6 +14,7 @@ import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
 import type { NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { createTestStore, testBackend, type TestStore } from '../support/db.js';
 import { waitUntil } from '../support/wait.js';
+import { SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 0 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
@@ -46,24 +47,10 @@ describe.runIf(testBackend() === 'postgres')("a join's count-down meeting anothe
     }
   }
 
-  const base = {
-    set_answer: false,
-    answer: null,
-    set_error: false,
-    error: null,
-    attempts: null,
-    run_after_delay: null,
-    set_skipped_by: false,
-    skipped_by: null,
-    attributes: null,
-    claim: false,
-    waits: false,
-  };
-
   /** A parent's end with the join's count-down, both computed from the join waiting for `seen` parents. */
   function parentEnd(parent: string, seen: number): WriteSet {
     const end: NodeWrite = {
-      ...base,
+      ...SETS_NOTHING,
       id: ids.get(parent)!,
       plan_id: planId,
       node_id: parent,
@@ -78,10 +65,9 @@ describe.runIf(testBackend() === 'postgres')("a join's count-down meeting anothe
       output: `out ${parent}`,
       clear_lease: true,
       finished: true,
-      relative: false,
     };
     const countDown: NodeWrite = {
-      ...base,
+      ...SETS_NOTHING,
       id: ids.get('join')!,
       plan_id: planId,
       node_id: 'join',
@@ -92,10 +78,6 @@ describe.runIf(testBackend() === 'postgres')("a join's count-down meeting anothe
       status: 'pending',
       waiting: seen - 1,
       taken: 3 - seen + 1,
-      set_output: false,
-      output: null,
-      clear_lease: false,
-      finished: false,
       relative: true,
     };
     const event = {

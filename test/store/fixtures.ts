@@ -1,4 +1,5 @@
 import type { Attributes, GraphEdge, PlanGraph } from '../../src/model/types.js';
+import type { NodeWrite } from '../../src/store/sql/persist-rows.js';
 import type { CreatePlanInput } from '../../src/store/types.js';
 
 /** A plan graph from a compact description: nodes with attributes, edges as [from, to, when?]. */
@@ -20,3 +21,23 @@ export function planInput(graph: PlanGraph, extra: Partial<CreatePlanInput> = {}
 export function independent(count: number, attributes: Attributes = {}): PlanGraph {
   return graphOf(Object.fromEntries(Array.from({ length: count }, (_, i) => [`n${i}`, { toolCode: 'echo', ...attributes }])), [], { mode: 'workflow' });
 }
+
+/** The fields of a node row's write (persist-rows.ts) that set, claim or finish nothing: a test's write names what it changes. */
+export const SETS_NOTHING = {
+  set_output: false,
+  output: null,
+  set_answer: false,
+  answer: null,
+  set_error: false,
+  error: null,
+  attempts: null,
+  run_after_delay: null,
+  set_skipped_by: false,
+  skipped_by: null,
+  attributes: null,
+  claim: false,
+  clear_lease: false,
+  finished: false,
+  waits: false,
+  relative: false,
+} satisfies Partial<NodeWrite>;

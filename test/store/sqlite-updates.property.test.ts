@@ -16,6 +16,7 @@ import { nodeUpdateSqlite, planUpdateSqlite } from '../../src/store/sql/sqlite-u
 import type { NodeWrite, PlanWrite } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
 import { createTestStore, testBackend, type TestStore } from '../support/db.js';
+import { SETS_NOTHING } from './fixtures.js';
 
 /**
  * The general statement that wrote every node row on SQLite before (persist-sqlite.ts), kept here as the reference;
@@ -252,6 +253,7 @@ describe.runIf(testBackend() === 'sqlite')('SQLite node and plan writes set only
   it('counts no row when an expectation does not hold, and changes nothing', async () => {
     const state = { status: 'running', waiting: 0, taken: 0, token: 'tok-a', output: 'old output' };
     const node: NodeWrite = {
+      ...SETS_NOTHING,
       id: rowId,
       plan_id: 'p',
       node_id: 'n0',
@@ -264,20 +266,8 @@ describe.runIf(testBackend() === 'sqlite')('SQLite node and plan writes set only
       taken: 0,
       set_output: true,
       output: 'new output',
-      set_answer: false,
-      answer: null,
-      set_error: false,
-      error: null,
-      attempts: null,
-      run_after_delay: null,
-      set_skipped_by: false,
-      skipped_by: null,
-      attributes: null,
-      claim: false,
       clear_lease: true,
       finished: true,
-      waits: false,
-      relative: false,
     };
     const lean = await outcome(state, async (q) => {
       const { sql, params } = nodeUpdateSqlite(node, LEASE);

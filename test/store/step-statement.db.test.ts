@@ -13,6 +13,7 @@ import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
 import type { EventWrite, NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
 import { createTestStore, testBackend, type TestStore } from '../support/db.js';
+import { SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 1 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
@@ -43,19 +44,7 @@ describe.runIf(testBackend() === 'postgres')('the one-statement step (PostgreSQL
 
   /** n0 done with its output, n1 handed to the worker (pending → running), as a chain step writes them. */
   function chainStep(token = 'tok-0', planStatus = 'running'): WriteSet {
-    const base = {
-      plan_id: planId,
-      set_answer: false,
-      answer: null,
-      set_error: false,
-      error: null,
-      run_after_delay: null,
-      set_skipped_by: false,
-      skipped_by: null,
-      attributes: null,
-      waits: false,
-      relative: false,
-    };
+    const base = { ...SETS_NOTHING, plan_id: planId };
     const n0: NodeWrite = {
       ...base,
       id: ids[0]!,
