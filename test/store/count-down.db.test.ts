@@ -8,11 +8,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { joinPlan } from '../../src/bench/scenarios/shapes.js';
-import { connect, resolveDatabase } from '../../src/store/connect.js';
 import type { Db } from '../../src/store/sql/executor.js';
 import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
 import type { NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
-import { createTestStore, testBackend, type TestStore } from '../support/db.js';
+import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
 import { waitUntil } from '../support/wait.js';
 import { SETS_NOTHING } from './fixtures.js';
 
@@ -20,17 +19,16 @@ const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 0 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
 
 describe.runIf(testBackend() === 'postgres')("a join's count-down meeting another write on the join's row (PostgreSQL)", () => {
-  let store: TestStore;
+  let store: TestStore & { sql: Db };
   let db: Db;
   let planId: string;
   let ids: Map<string, number>;
 
   beforeAll(async () => {
-    store = await createTestStore('postgres');
-    db = (await connect(resolveDatabase(store.url))).db;
+    store = await createTestStoreWithSql('postgres');
+    db = store.sql;
   });
   afterAll(async () => {
-    await db?.close();
     await store?.cleanup();
   });
 

@@ -9,13 +9,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, resolveDatabase } from '../../src/store/connect.js';
 import { CLAIM_ROW } from '../../src/store/sql/claim.js';
 import { named, type Db, type Queryable } from '../../src/store/sql/executor.js';
 import { nodeUpdateSqlite, planUpdateSqlite } from '../../src/store/sql/sqlite-updates.js';
 import type { NodeWrite, PlanWrite } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
-import { createTestStore, testBackend, type TestStore } from '../support/db.js';
+import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
 import { SETS_NOTHING } from './fixtures.js';
 
 /**
@@ -118,19 +117,18 @@ const write = fc.record({
 });
 
 describe.runIf(testBackend() === 'sqlite')('SQLite node and plan writes set only what they change (sqlite-updates.ts)', () => {
-  let store: TestStore;
+  let store: TestStore & { sql: Db };
   let db: Db;
   let rowId: number;
   let planId: string;
 
   beforeAll(async () => {
-    store = await createTestStore('sqlite');
-    db = (await connect(resolveDatabase(store.url))).db;
+    store = await createTestStoreWithSql('sqlite');
+    db = store.sql;
     planId = (await store.plans.create(chainPlan(1))).id;
     [{ id: rowId }] = (await db.all<{ id: number }>('SELECT id FROM nodes WHERE plan_id = ?', [planId])) as [{ id: number }];
   });
   afterAll(async () => {
-    await db?.close();
     await store?.cleanup();
   });
 

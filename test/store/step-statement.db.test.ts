@@ -7,29 +7,27 @@
  * something between the step's computing and its write, in each place the step relies on.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { connect, resolveDatabase } from '../../src/store/connect.js';
 import type { Db } from '../../src/store/sql/executor.js';
 import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
 import type { EventWrite, NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
-import { createTestStore, testBackend, type TestStore } from '../support/db.js';
+import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
 import { SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 1 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
 
 describe.runIf(testBackend() === 'postgres')('the one-statement step (PostgreSQL)', () => {
-  let store: TestStore;
+  let store: TestStore & { sql: Db };
   let db: Db;
   let planId: string;
   let ids: number[];
 
   beforeAll(async () => {
-    store = await createTestStore('postgres');
-    db = (await connect(resolveDatabase(store.url))).db;
+    store = await createTestStoreWithSql('postgres');
+    db = store.sql;
   });
   afterAll(async () => {
-    await db?.close();
     await store?.cleanup();
   });
 

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { connect, resolveDatabase } from '../../src/store/connect.js';
 import { openStore, type OpenStoreOptions } from '../../src/store/index.js';
+import type { Db } from '../../src/store/sql/executor.js';
 import type { Store } from '../../src/store/types.js';
 import { testBackend, type TestBackend } from './backend.js';
 
@@ -73,6 +75,23 @@ export async function createOwnRole(serverUrl: string): Promise<{ url: string; o
 
 export async function createTestStore(backend: TestBackend = testBackend(), options: Omit<OpenStoreOptions, 'url'> = {}): Promise<TestStore> {
   return backend === 'postgres' ? createPostgresStore(options) : createSqliteStore(options);
+}
+
+/**
+ * A test store with a SQL connection of its own to the same database (`sql`), for tests that write or read rows
+ * as the store's statements do; cleanup() closes both.
+ */
+export async function createTestStoreWithSql(backend: TestBackend = testBackend()): Promise<TestStore & { sql: Db }> {
+  const store = await createTestStore(backend);
+  const { db: sql } = await connect(resolveDatabase(store.url));
+  const cleanup = store.cleanup.bind(store);
+  return Object.assign(store, {
+    sql,
+    async cleanup() {
+      await sql.close();
+      await cleanup();
+    },
+  });
 }
 
 async function createSqliteStore(options: Omit<OpenStoreOptions, 'url'>): Promise<TestStore> {

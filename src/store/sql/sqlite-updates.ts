@@ -19,9 +19,9 @@ export function nodeUpdateSqlite(node: NodeWrite, lease: { owner: string; leaseM
   const key = shapeOf(node);
   let sql = texts.get(key);
   if (sql === undefined) texts.set(key, (sql = textOf(node)));
-  const params: unknown[] = node.relative
-    ? [node.status, node.waiting - node.exp_waiting, node.taken - node.exp_taken]
-    : [node.status, node.waiting, node.taken];
+  // A count-down's changes of its counters (NodeWrite.relative), for its SET and, the waiting one, its check.
+  const waitingBy = node.waiting - node.exp_waiting;
+  const params: unknown[] = node.relative ? [node.status, waitingBy, node.taken - node.exp_taken] : [node.status, node.waiting, node.taken];
   if (node.set_output) params.push(node.output);
   if (node.set_answer) params.push(node.answer);
   if (node.set_error) params.push(node.error);
@@ -30,7 +30,8 @@ export function nodeUpdateSqlite(node: NodeWrite, lease: { owner: string; leaseM
   if (node.set_skipped_by) params.push(node.skipped_by);
   if (node.attributes !== null) params.push(node.attributes);
   if (node.claim) params.push(lease.owner, lease.leaseMs);
-  params.push(node.id, node.exp_status, ...(node.relative ? [node.waiting - node.exp_waiting] : [node.exp_waiting, node.exp_taken]));
+  if (node.relative) params.push(node.id, node.exp_status, waitingBy);
+  else params.push(node.id, node.exp_status, node.exp_waiting, node.exp_taken);
   if (node.exp_token !== null) params.push(node.exp_token);
   return { sql, params, returning: node.claim };
 }
