@@ -2,11 +2,12 @@
  * PostgreSQL plans the step's one statement (src/store/sql/step-statement.ts) once and keeps that plan:
  * each variant is a named prepared statement, and after five calls planned for their values the server
  * keeps its generic plan only while that plan's estimated cost stays below theirs plus their planning.
- * Planned afresh on every call, a chain step's write took about twice as long (1.84–2.25 ms against
- * about 1.0 ms; bench/ANALYSES.md, "Where a PostgreSQL chain step's CPU goes"), and nothing else would
- * show it: the bench runs on small scratch databases, where the choice comes out either way. So this
- * holds it on a database grown to 10,000 nodes, with its statistics, where the statement without its
- * id list (`nodes.id = ANY(…)`) was planned afresh on all 1,500 calls of a chain and with it on none.
+ * Planned afresh on every call, a chain step's write took twice as long (2.07 ms against 0.96 ms;
+ * bench/ANALYSES.md, "Where a PostgreSQL chain step's time goes"), and nothing else would show it: the
+ * bench runs on small scratch databases, where even a statement that tips past a few thousand nodes keeps
+ * its plan. So this holds it on a database grown to 10,000 nodes, with its statistics, where the chain
+ * step's statement without its id list (`nodes.id = ANY(…)`) was planned afresh on all 1,500 calls of a
+ * chain, and with it on none after the first five.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
