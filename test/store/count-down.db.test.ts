@@ -13,7 +13,7 @@ import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
 import type { NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
 import { waitUntil } from '../support/wait.js';
-import { SETS_NOTHING } from './fixtures.js';
+import { engineMove, SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 0 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
@@ -78,19 +78,7 @@ describe.runIf(testBackend() === 'postgres')("a join's count-down meeting anothe
       taken: 3 - seen + 1,
       relative: true,
     };
-    const event = {
-      ord: 0,
-      plan_id: planId,
-      node_id: parent,
-      kind: 'status',
-      driver: 'engine',
-      actor: 'worker-1',
-      from_status: 'running',
-      to_status: 'done',
-      reason: null,
-      detail: null,
-      plan_move: false,
-    };
+    const event = engineMove(planId, 0, parent, 'running', 'done');
     return { nodes: [end, countDown], plans: [], events: [event], expect: [{ plan_id: planId, status: 'running', revision: null }] };
   }
 

@@ -1,5 +1,5 @@
 import type { Attributes, GraphEdge, PlanGraph } from '../../src/model/types.js';
-import type { NodeWrite } from '../../src/store/sql/persist-rows.js';
+import type { EventWrite, NodeWrite } from '../../src/store/sql/persist-rows.js';
 import type { CreatePlanInput } from '../../src/store/types.js';
 
 /** A plan graph from a compact description: nodes with attributes, edges as [from, to, when?]. */
@@ -41,3 +41,20 @@ export const SETS_NOTHING = {
   waits: false,
   relative: false,
 } satisfies Partial<NodeWrite>;
+
+/** The event of a node's move by the engine for `worker-1` (persist-rows.ts), as a step's write records it. */
+export function engineMove(planId: string, ord: number, node: string, from: string, to: string): EventWrite {
+  return {
+    ord,
+    plan_id: planId,
+    node_id: node,
+    kind: 'status',
+    driver: 'engine',
+    actor: 'worker-1',
+    from_status: from,
+    to_status: to,
+    reason: null,
+    detail: null,
+    plan_move: false,
+  };
+}

@@ -14,9 +14,9 @@ import { chainPlan } from '../../src/bench/scenarios/shapes.js';
 import type { Db } from '../../src/store/sql/executor.js';
 import type { KnownPlans } from '../../src/store/sql/known-plans.js';
 import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
-import type { EventWrite, NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
+import type { NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
-import { SETS_NOTHING } from './fixtures.js';
+import { engineMove, SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 10 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
@@ -69,19 +69,7 @@ describe.runIf(testBackend() === 'postgres')("the step statement's plan (Postgre
         relative: false,
         ...write,
       });
-      const event = (ord: number, nodeId: string, from: string, to: string): EventWrite => ({
-        ord,
-        plan_id: planId,
-        node_id: nodeId,
-        kind: 'status',
-        driver: 'engine',
-        actor: 'worker-1',
-        from_status: from,
-        to_status: to,
-        reason: null,
-        detail: null,
-        plan_move: false,
-      });
+      const event = (ord: number, nodeId: string, from: string, to: string) => engineMove(planId, ord, nodeId, from, to);
       return {
         nodes: [
           node(done, {

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/sql/executor.js';
 import { persistPostgres } from '../../src/store/sql/persist-postgres.js';
-import type { EventWrite, NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
+import type { NodeWrite, WriteSet } from '../../src/store/sql/persist-rows.js';
 import { chainPlan } from '../../src/bench/scenarios/shapes.js';
 import { createTestStoreWithSql, testBackend, type TestStore } from '../support/db.js';
-import { SETS_NOTHING } from './fixtures.js';
+import { engineMove, SETS_NOTHING } from './fixtures.js';
 
 const CLAIM = { owner: 'worker-1', leaseMs: 60_000, limit: 1 };
 const QUIET = { channel: 'dotplan_test', payloads: [] };
@@ -79,19 +79,7 @@ describe.runIf(testBackend() === 'postgres')('the one-statement step (PostgreSQL
       clear_lease: false,
       finished: false,
     };
-    const event = (ord: number, node: string, from: string, to: string): EventWrite => ({
-      ord,
-      plan_id: planId,
-      node_id: node,
-      kind: 'status',
-      driver: 'engine',
-      actor: 'worker-1',
-      from_status: from,
-      to_status: to,
-      reason: null,
-      detail: null,
-      plan_move: false,
-    });
+    const event = (ord: number, node: string, from: string, to: string) => engineMove(planId, ord, node, from, to);
     return {
       nodes: [n0, n1],
       plans: [],
