@@ -69,7 +69,6 @@ describe.runIf(testBackend() === 'postgres')("the step statement's plan (Postgre
         relative: false,
         ...write,
       });
-      const event = (ord: number, nodeId: string, from: string, to: string) => engineMove(planId, ord, nodeId, from, to);
       return {
         nodes: [
           node(done, {
@@ -87,7 +86,11 @@ describe.runIf(testBackend() === 'postgres')("the step statement's plan (Postgre
           node(next, { exp_waiting: 1, status: 'running', taken: 1, attempts: 1, run_after_delay: 0, claim: true }),
         ],
         plans: [],
-        events: [event(0, done.node_id, 'running', 'done'), event(1, next.node_id, 'pending', 'ready'), event(2, next.node_id, 'ready', 'running')],
+        events: [
+          engineMove(planId, 0, done.node_id, 'running', 'done'),
+          engineMove(planId, 1, next.node_id, 'pending', 'ready'),
+          engineMove(planId, 2, next.node_id, 'ready', 'running'),
+        ],
         expect: [{ plan_id: planId, status: 'running', revision }],
       };
     };

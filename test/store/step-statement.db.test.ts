@@ -79,11 +79,14 @@ describe.runIf(testBackend() === 'postgres')('the one-statement step (PostgreSQL
       clear_lease: false,
       finished: false,
     };
-    const event = (ord: number, node: string, from: string, to: string) => engineMove(planId, ord, node, from, to);
     return {
       nodes: [n0, n1],
       plans: [],
-      events: [event(0, 'n0', 'running', 'done'), event(1, 'n1', 'pending', 'ready'), event(2, 'n1', 'ready', 'running')],
+      events: [
+        engineMove(planId, 0, 'n0', 'running', 'done'),
+        engineMove(planId, 1, 'n1', 'pending', 'ready'),
+        engineMove(planId, 2, 'n1', 'ready', 'running'),
+      ],
       expect: [{ plan_id: planId, status: planStatus, revision: null }],
     };
   }
