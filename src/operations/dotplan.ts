@@ -11,6 +11,7 @@ import type { ApplyReport } from './decide-revision.js';
 import { applyRevision } from './apply-revision.js';
 import { preparePlan, requireReview, type FromDot, type FromGoal, type FromTemplate } from '../plans/prepare-plan.js';
 import type { NodeRecord, PlanRecord } from '../store/types.js';
+import { theNode } from '../store/read-back.js';
 import { Worker } from '../worker/worker.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolCatalogue } from '../tools/types.js';
@@ -38,7 +39,10 @@ export type CreatedPlan = PlanRecord & { warnings: Diagnostic[] };
  * reads are {@link DotplanReads}'s.
  * Every method checks its arguments first: a wrong one is an `InvalidArgumentError`
  * (`INVALID_INPUT`) naming the method and the argument, and nothing is read or written. Commands
- * name who made them; refused ones change nothing and throw a `DotplanError` saying why.
+ * name who made them; refused ones change nothing and throw a `DotplanError` saying why. A command
+ * returns the plan or node as it left it, read in its own transaction: a worker its commit wakes may
+ * have moved it on by the time the caller looks (read it again for now), except that a plan it left
+ * with nothing to run is returned ended.
  */
 export class Dotplan extends DotplanReads {
   // --- commands -------------------------------------------------------------------------------
@@ -72,8 +76,7 @@ export class Dotplan extends DotplanReads {
   async answer(planId: string, nodeId: string, text: string, options: Pick<CommandOptions, 'by'> = {}): Promise<NodeRecord> {
     checked('answer', { planId, nodeId, text, options });
     const by = { driver: 'person' as const, name: options.by ?? defaultActor() };
-    await this.store.plans.change(planId, { nodes: [nodeId] }, (snapshot) => engine.answer(snapshot, nodeId, text, by));
-    return this.store.plans.node(planId, nodeId);
+    return this.store.plans.change(planId, { nodes: [nodeId] }, (snapshot) => engine.answer(snapshot, nodeId, text, by), theNode(planId, nodeId));
   }
 
   /** Runs a failed node again, its attempts afresh; a failed plan resumes. */
@@ -81,10 +84,12 @@ export class Dotplan extends DotplanReads {
     checked('retry', { planId, nodeId, options });
     const by = this.#operator(options);
     const reason = options.reason ?? `retried by ${by.name}`;
-    await this.store.plans.change(planId, { nodes: [nodeId], candidates: true }, (snapshot, candidates) =>
-      engine.retry(snapshot, nodeId, by, reason, candidates),
+    return this.store.plans.change(
+      planId,
+      { nodes: [nodeId], candidates: true },
+      (snapshot, candidates) => engine.retry(snapshot, nodeId, by, reason, candidates),
+      theNode(planId, nodeId),
     );
-    return this.store.plans.node(planId, nodeId);
   }
 
   /** Skips a node that has not run; the plan goes on past it as if it had finished with no output. */
@@ -92,34 +97,33 @@ export class Dotplan extends DotplanReads {
     checked('skip', { planId, nodeId, options });
     const by = this.#operator(options);
     const reason = options.reason ?? `skipped by ${by.name}`;
-    await this.store.plans.change(planId, { nodes: [nodeId], candidates: true }, (snapshot, candidates) =>
-      engine.skip(snapshot, nodeId, by, reason, candidates),
+    return this.store.plans.change(
+      planId,
+      { nodes: [nodeId], candidates: true },
+      (snapshot, candidates) => engine.skip(snapshot, nodeId, by, reason, candidates),
+      theNode(planId, nodeId),
     );
-    return this.store.plans.node(planId, nodeId);
   }
 
   /** Cancels the plan and every node that has not finished, and every plan below it (agent nodes' children). */
   async cancel(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('cancel', { planId, options });
     const by = this.#operator(options);
-    await cancelTree(this.store, planId, by, options.reason ?? `cancelled by ${by.name}`);
-    return this.store.plans.get(planId);
+    return cancelTree(this.store, planId, by, options.reason ?? `cancelled by ${by.name}`);
   }
 
   /** Stops new claims of the plan's nodes; running ones finish and their results are kept. */
   async pause(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('pause', { planId, options });
     const by = this.#operator(options);
-    await pauseTree(this.store, planId, by, options.reason ?? `paused by ${by.name}`);
-    return this.store.plans.get(planId);
+    return pauseTree(this.store, planId, by, options.reason ?? `paused by ${by.name}`);
   }
 
   /** Goes on where the plan stopped. */
   async resume(planId: string, options: CommandOptions = {}): Promise<PlanRecord> {
     checked('resume', { planId, options });
     const by = this.#operator(options);
-    await resumeTree(this.store, planId, by, options.reason ?? `resumed by ${by.name}`);
-    return this.store.plans.get(planId);
+    return resumeTree(this.store, planId, by, options.reason ?? `resumed by ${by.name}`);
   }
 
   /** A reviewer approves a plan waiting for review: it starts running. */

@@ -3,6 +3,7 @@ import type { Actor } from '../engine/step.js';
 import { InvalidArgumentError, InvalidInputError } from '../errors/errors.js';
 import type { PlanStatus } from '../model/types.js';
 import type { PlanRecord, Store } from '../store/types.js';
+import { thePlan } from '../store/read-back.js';
 import { applyRevision, type RevisionDeps } from './apply-revision.js';
 import type { ApplyReport } from './decide-revision.js';
 
@@ -27,19 +28,27 @@ export type Modification =
     };
 
 export async function approve(store: Store, planId: string, by: Person, reason?: string): Promise<PlanRecord> {
-  await store.plans.change(planId, { candidates: true }, (snapshot, candidates) => {
-    awaitingReview(snapshot.plan.id, snapshot.plan.status, 'approved');
-    return engine.approve(snapshot, by, reason ?? `approved by ${by.name}`, candidates);
-  });
-  return store.plans.get(planId);
+  return store.plans.change(
+    planId,
+    { candidates: true },
+    (snapshot, candidates) => {
+      awaitingReview(snapshot.plan.id, snapshot.plan.status, 'approved');
+      return engine.approve(snapshot, by, reason ?? `approved by ${by.name}`, candidates);
+    },
+    thePlan(planId),
+  );
 }
 
 export async function reject(store: Store, planId: string, by: Person, reason: string): Promise<PlanRecord> {
-  await store.plans.change(planId, {}, (snapshot) => {
-    awaitingReview(snapshot.plan.id, snapshot.plan.status, 'rejected');
-    return engine.reject(snapshot, by, reason);
-  });
-  return store.plans.get(planId);
+  return store.plans.change(
+    planId,
+    {},
+    (snapshot) => {
+      awaitingReview(snapshot.plan.id, snapshot.plan.status, 'rejected');
+      return engine.reject(snapshot, by, reason);
+    },
+    thePlan(planId),
+  );
 }
 
 /**
@@ -53,18 +62,22 @@ export async function modify(deps: RevisionDeps, planId: string, change: Modific
     return applyRevision(deps, planId, change.dot, { by, source: change.source ?? '<modification>', reason: reason ?? `modified in review by ${by.name}` });
   }
   // The check and the request in one step: a decision that lands first makes this one refused, not half-applied.
-  await deps.store.plans.change(planId, {}, (snapshot) => {
-    awaitingReview(planId, snapshot.plan.status, 'modified');
-    if (snapshot.plan.mode !== 'reflection') {
-      throw InvalidArgumentError.about(
-        'suggestion',
-        `has no one to act on it: plan ${planId} is a workflow plan, which no LLM rewrites; give the change as DOT instead`,
-        'modify',
-      );
-    }
-    return engine.suggest(snapshot, by, change.suggestion);
-  });
-  return deps.store.plans.get(planId);
+  return deps.store.plans.change(
+    planId,
+    {},
+    (snapshot) => {
+      awaitingReview(planId, snapshot.plan.status, 'modified');
+      if (snapshot.plan.mode !== 'reflection') {
+        throw InvalidArgumentError.about(
+          'suggestion',
+          `has no one to act on it: plan ${planId} is a workflow plan, which no LLM rewrites; give the change as DOT instead`,
+          'modify',
+        );
+      }
+      return engine.suggest(snapshot, by, change.suggestion);
+    },
+    thePlan(planId),
+  );
 }
 
 /** Review decisions apply to a plan waiting for review only. */

@@ -1,7 +1,6 @@
 import { refreshStatistics } from './sql/statistics.js';
 import { start } from '../engine/plan-steps.js';
 import { initialSnapshot } from '../engine/initial-state.js';
-import type { Step } from '../engine/step.js';
 import type { NodeStatus, PlanStatus } from '../model/types.js';
 import { newPlanId } from './ids.js';
 import type { Reads } from './reads.js';
@@ -12,7 +11,8 @@ import { insertPlan, nodeNotFound, planNotFound, startedRows } from './sql/plans
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import { lockTrees } from './sql/tree.js';
 import { appendMessages } from './sql/messages.js';
-import type { StepWriter } from './step-writer.js';
+import type { StepWriter, Written } from './step-writer.js';
+import { readAfter, readIn, thePlan, type ReadBack } from './read-back.js';
 import { waitingItems } from './sql/inbox.js';
 import type {
   ChangeScope,
@@ -42,22 +42,27 @@ export class SqlPlanStore implements PlanStore {
     const step = start(snapshot, candidates);
     // A start that only makes nodes ready is written with the plan's rows (each node inserted as the start leaves it), not as one update per node after them.
     const started = startedRows(snapshot, step);
-    const written = await this.db.tx(async (q) => {
+    const read = thePlan(id);
+    const { written, plan } = await this.db.tx(async (q) => {
+      let written: Written;
       if (started) {
         await insertPlan(q, input, snapshot, { started });
-        const inserted = this.writer.inserted({ step, plan: snapshot.plan }, []);
-        await this.writer.announce(q, inserted);
-        return inserted;
+        written = this.writer.inserted({ step, plan: snapshot.plan }, []);
+        await this.writer.announce(q, written);
+      } else {
+        const { rows } = await insertPlan(q, input, snapshot);
+        written = await this.writer.write(q, [{ step, plan: snapshot.plan }], (_, node) => rows.get(node), new Map());
       }
-      const { rows } = await insertPlan(q, input, snapshot);
-      return this.writer.write(q, [{ step, plan: snapshot.plan }], (_, node) => rows.get(node), new Map());
+      return { written, plan: await readIn(q, read) };
     });
-    await this.writer.after(written);
+    const ended = await this.writer.after(written);
     if (this.db.dialect === 'postgres') await refreshStatistics(this.db, input.graph.nodes.length, input.graph.edges.length);
-    return this.get(id);
+    return readAfter(this.db, id, ended, plan, read);
   }
 
-  async change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined> {
+  change(planId: string, scope: ChangeScope, decide: Decide): Promise<void>;
+  change<T>(planId: string, scope: ChangeScope, decide: Decide, read: ReadBack<T>): Promise<T>;
+  async change<T>(planId: string, scope: ChangeScope, decide: Decide, read?: ReadBack<T>): Promise<T | void> {
     const result = await this.db.tx(async (q) => {
       await lockTrees(q, [planId]);
       const loaded = await loadPlan(q, planId, true);
@@ -71,12 +76,11 @@ export class SqlPlanStore implements PlanStore {
       }
       const candidates = scope.candidates ? await loadCandidates(q, loaded) : [];
       const step = await decideWithMore(q, loaded, (snapshot) => decide(snapshot, candidates));
-      if (!step) return undefined;
-      return { step, written: await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()) };
+      const written = step ? await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()) : undefined;
+      return { written, read: read && (await readIn(q, read)) };
     });
-    if (!result) return undefined;
-    await this.writer.after(result.written);
-    return result.step;
+    const ended = result.written ? await this.writer.after(result.written) : new Set<string>();
+    return read && readAfter(this.db, planId, ended, result.read as T, read);
   }
 
   async revise(planId: string, decide: DecideRevision): Promise<{ revision: number } | undefined> {

@@ -1,4 +1,4 @@
-import type { Db } from './sql/executor.js';
+import type { Queryable } from './sql/executor.js';
 import { nodeNotFound, planNotFound } from './sql/plans.js';
 import {
   EDGE_COLUMNS,
@@ -23,10 +23,11 @@ import { NotFoundError } from '../errors/errors.js';
  * names (rows.ts), so that a command that shows or changes one plan (`plan show`, `plan cancel`,
  * `answer`, operators run them in loops) starts without Prisma's client and its query compiler, a
  * third of a second here. The store suite (test/store/plans-suite.ts) holds every read of every
- * plan it stored equal to the generated Prisma client's read of the same rows.
+ * plan it stored equal to the generated Prisma client's read of the same rows. Made on a transaction,
+ * they read what it has written so far (a command's read-back: PlanStore.change).
  */
 export class Reads {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Queryable) {}
 
   async getPlan(id: string): Promise<PlanRecord> {
     const [row] = await this.db.all<PlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE id = ?`, [id]);

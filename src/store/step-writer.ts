@@ -243,18 +243,21 @@ export class StepWriter {
     return out;
   }
 
-  /** After commit: wake-ups, then (PostgreSQL) settling; `holding`: plans the caller still runs nodes of. */
-  async after(written: Written, holding?: ReadonlySet<string>): Promise<void> {
+  /** After commit: wake-ups, then (PostgreSQL) settling; `holding`: plans the caller still runs nodes of. Resolves to the plans it ended. */
+  async after(written: Written, holding?: ReadonlySet<string>): Promise<ReadonlySet<string>> {
+    const ended = new Set<string>();
     this.wakes.emit(written.wakes);
-    for (const more of written.more) await this.after(more);
-    if (this.db.dialect !== 'postgres') return;
+    for (const more of written.more) for (const id of await this.after(more)) ended.add(id);
+    if (this.db.dialect !== 'postgres') return ended;
     for (const planned of written.steps) {
       if (holding?.has(planned.step.planId) || settlesInWrite(this.db, planned)) continue; // it settled in its write
       if (await this.#settle(this.db, planned, written.persisted)) {
+        ended.add(planned.step.planId);
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
         this.#refreshLater(planned.step.planId);
       }
     }
+    return ended;
   }
 
   /**

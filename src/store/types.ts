@@ -7,6 +7,7 @@ import type { Sessions } from './sessions.js';
 import type { TreeStore } from './tree/tree-store.js';
 import type { WorkQueue } from './queue-types.js';
 import type { DatabaseTarget } from './connect.js';
+import type { ReadBack } from './read-back.js';
 import type { Revised } from '../engine/revise.js';
 import type { NodeState, Snapshot, Step } from '../engine/index.js';
 import type { Attributes, Driver, EventKind, NodeStatus, NodeType, PlanGraph, PlanStatus, RevisionAuthor } from '../model/types.js';
@@ -199,8 +200,12 @@ export type Decide = (snapshot: Snapshot, candidates: readonly string[]) => Step
 export interface PlanStore {
   /** Stores a new plan (revision 1, its nodes and edges) and starts it, in one transaction. */
   create(input: CreatePlanInput): Promise<PlanRecord>;
-  /** One command on one plan in one transaction: load (locked) what `scope` names, `decide`, persist the step. */
-  change(planId: string, scope: ChangeScope, decide: Decide): Promise<Step | undefined>;
+  /**
+   * One command on one plan in one transaction: load (locked) what `scope` names, `decide`, persist the step;
+   * with `read`, what it reads in that transaction after the write (what the command left: read-back.ts).
+   */
+  change(planId: string, scope: ChangeScope, decide: Decide): Promise<void>;
+  change<T>(planId: string, scope: ChangeScope, decide: Decide, read: ReadBack<T>): Promise<T>;
   get(id: string): Promise<PlanRecord>;
   list(options?: { status?: PlanStatus }): Promise<PlanRecord[]>;
   /** How many of the plan's nodes are in each status. */

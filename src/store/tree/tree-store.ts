@@ -14,6 +14,7 @@ import { childSlot, descendants, lockRoot, placeOf, placesAbove, placesOfInstanc
 import { claimsOf, type StepWriter, type Written } from '../step-writer.js';
 import type { ChangeScope, ClaimedNode, CreatePlanInput, Decide } from '../types.js';
 import { leaseLost } from '../work-queue.js';
+import { readAfter, readIn, type ReadBack } from '../read-back.js';
 import { DotplanError } from '../../errors/errors.js';
 import { chainIn, subtreeIn } from './path-from-root.js';
 
@@ -221,7 +222,9 @@ export class TreeStore {
    * lock: `decide` runs on each (for descendants, `place.descendant`); a descendant paused by the
    * cascade is marked so, and a resume un-pauses only those.
    */
-  async cascade(planId: string, scope: ChangeScope, decide: DecideCascade): Promise<Step | undefined> {
+  cascade(planId: string, scope: ChangeScope, decide: DecideCascade): Promise<void>;
+  cascade<T>(planId: string, scope: ChangeScope, decide: DecideCascade, read: ReadBack<T>): Promise<T>;
+  async cascade<T>(planId: string, scope: ChangeScope, decide: DecideCascade, read?: ReadBack<T>): Promise<T | void> {
     const outcome = await this.db.tx(async (q) => {
       const top = await placeOf(q, planId);
       if (!top) throw planNotFound(planId);
@@ -259,10 +262,11 @@ export class TreeStore {
       ] as const) {
         for (const part of chunk(ids)) await q.run(`UPDATE plans SET cascade_paused = ? WHERE id IN (${marks(part.length)})`, [value, ...part]);
       }
-      return { first, written };
+      return { written, read: read && (await readIn(q, read)) };
     });
-    for (const written of outcome.written) await this.writer.after(written);
-    return outcome.first;
+    const ended = new Set<string>();
+    for (const written of outcome.written) for (const id of await this.writer.after(written)) ended.add(id);
+    return read && readAfter(this.db, planId, ended, outcome.read as T, read);
   }
 }
 
