@@ -1,5 +1,5 @@
 import { modeRules } from '../model/plan-modes.js';
-import { refreshAfterPlan } from './sql/statistics.js';
+import { RefreshAfterPlans } from './sql/statistics.js';
 import { settle } from '../engine/plan-steps.js';
 import { TERMINAL_NODE_STATUSES } from '../model/status.js';
 import type { NodeState, PlanState } from '../engine/snapshot.js';
@@ -67,16 +67,17 @@ export type AlongWrite = (handing: HandingAgent) => Promise<void>;
  * committing last sees every result).
  */
 export class StepWriter {
-  /** Statistics refreshed after large plans ended, off the writer's path: the refresh running, and the plan whose end asked for one more. */
-  #analyzing: Promise<void> | undefined;
-  #analyzeNext: string | undefined;
+  /** Statistics refreshed after large plans ended, off the writer's path. */
+  readonly #statistics: RefreshAfterPlans;
 
   constructor(
     private readonly db: Db,
     private readonly wakes: Wakes,
     /** The configured retry policy (`retry`) of the nodes whose end a write makes itself: an agent node's, when its child ends. */
     readonly retryDefaults: RetryDefaults,
-  ) {}
+  ) {
+    this.#statistics = new RefreshAfterPlans(db);
+  }
 
   /**
    * Writes the steps with `q` — a transaction, or on PostgreSQL the pool itself for a single
@@ -254,38 +255,15 @@ export class StepWriter {
       if (await this.#settle(this.db, planned, written.persisted)) {
         ended.add(planned.step.planId);
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
-        this.#refreshLater(planned.step.planId);
+        this.#statistics.request(planned.step.planId);
       }
     }
     return ended;
   }
 
-  /**
-   * A plan ended: its statistics refreshed in the background (ANALYZE of a large plan's nodes takes
-   * ~0.1 s, which the worker that wrote the end need not wait for); one at a time, a request while
-   * one runs makes one more after it. Failures are left to the next one, or to autovacuum.
-   */
-  #refreshLater(planId: string): void {
-    if (this.#analyzing) {
-      this.#analyzeNext = planId;
-      return;
-    }
-    this.#analyzing = (async () => {
-      try {
-        await refreshAfterPlan(this.db, planId);
-      } catch {
-        // the statistics stay as they were
-      }
-      this.#analyzing = undefined;
-      const next = this.#analyzeNext;
-      this.#analyzeNext = undefined;
-      if (next !== undefined) this.#refreshLater(next);
-    })();
-  }
-
   /** Waits for the statistics refresh in the background, if one runs (before the store closes). */
-  async drain(): Promise<void> {
-    while (this.#analyzing) await this.#analyzing;
+  drain(): Promise<void> {
+    return this.#statistics.drain();
   }
 
   /** Settles the step's plan when it may be over; the settling step when it did. */

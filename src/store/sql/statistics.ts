@@ -25,7 +25,43 @@ export async function refreshStatistics(q: Queryable, nodes: number, edges: numb
 }
 
 /** After a plan ended (PostgreSQL): a large plan's nodes all changed status since the last ANALYZE. */
-export async function refreshAfterPlan(q: Queryable, planId: string): Promise<void> {
+async function refreshAfterPlan(q: Queryable, planId: string): Promise<void> {
   const [row] = await q.all<{ n: number }>(`SELECT count(*) AS n FROM nodes WHERE plan_id = ?`, [planId]);
   if (Number(row?.n ?? 0) >= ANALYZE_AT_NODES) await q.run('ANALYZE nodes');
+}
+
+/**
+ * A plan ended: its statistics refreshed in the background (ANALYZE of a large plan's nodes takes ~0.1 s, which
+ * the worker that wrote the end need not wait for); one at a time, a request while one runs makes one more after
+ * it (for the plan that asked last). Failures are left to the next one, or to autovacuum.
+ */
+export class RefreshAfterPlans {
+  /** The refresh running, and the plan whose end asked for one more. */
+  #running: Promise<void> | undefined;
+  #next: string | undefined;
+
+  constructor(private readonly q: Queryable) {}
+
+  request(planId: string): void {
+    if (this.#running) {
+      this.#next = planId;
+      return;
+    }
+    this.#running = (async () => {
+      try {
+        await refreshAfterPlan(this.q, planId);
+      } catch {
+        // the statistics stay as they were
+      }
+      this.#running = undefined;
+      const next = this.#next;
+      this.#next = undefined;
+      if (next !== undefined) this.request(next);
+    })();
+  }
+
+  /** Waits for the refresh running, if one does. */
+  async drain(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
 }
