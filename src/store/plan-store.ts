@@ -11,7 +11,7 @@ import { insertPlan, nodeNotFound, planNotFound, startedRows } from './sql/plans
 import { latestRevision, writeStructure } from './sql/revisions.js';
 import { lockTrees } from './sql/tree.js';
 import { appendMessages } from './sql/messages.js';
-import type { StepWriter, Written } from './step-writer.js';
+import { NOTHING_ENDED, type StepWriter, type Written } from './step-writer.js';
 import { readAfter, readIn, thePlan, type ReadBack } from './read-back.js';
 import { waitingItems } from './sql/inbox.js';
 import type {
@@ -79,7 +79,7 @@ export class SqlPlanStore implements PlanStore {
       const written = step ? await this.writer.write(q, [{ step, plan: loaded.plan }], (_, node) => loaded.rows.get(node), new Map()) : undefined;
       return { written, read: read && (await readIn(q, read)) };
     });
-    const ended = result.written ? await this.writer.after(result.written) : new Set<string>();
+    const ended = result.written ? await this.writer.after(result.written) : NOTHING_ENDED;
     return read && readAfter(this.db, planId, ended, result.read as T, read);
   }
 

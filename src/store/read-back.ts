@@ -24,13 +24,11 @@ export function readAfter<T>(db: Queryable, planId: string, ended: ReadonlySet<s
 }
 
 /** The plan as the command left it. */
-export const thePlan =
-  (planId: string): ReadBack<PlanRecord> =>
-  (reads) =>
-    reads.getPlan(planId);
+export function thePlan(planId: string): ReadBack<PlanRecord> {
+  return (reads) => reads.getPlan(planId);
+}
 
 /** The node as the command left it. */
-export const theNode =
-  (planId: string, nodeId: string): ReadBack<NodeRecord> =>
-  (reads) =>
-    reads.getNode(planId, nodeId);
+export function theNode(planId: string, nodeId: string): ReadBack<NodeRecord> {
+  return (reads) => reads.getNode(planId, nodeId);
+}

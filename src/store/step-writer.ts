@@ -66,6 +66,9 @@ export type AlongWrite = (handing: HandingAgent) => Promise<void>;
  * on SQLite (writers take turns), right after commit on PostgreSQL (of concurrent writers, the one
  * committing last sees every result).
  */
+/** What StepWriter.after ended when it ended no plan. */
+export const NOTHING_ENDED: ReadonlySet<string> = new Set();
+
 export class StepWriter {
   /** Statistics refreshed after large plans ended, off the writer's path. */
   readonly #statistics: RefreshAfterPlans;
@@ -246,19 +249,19 @@ export class StepWriter {
 
   /** After commit: wake-ups, then (PostgreSQL) settling; `holding`: plans the caller still runs nodes of. Resolves to the plans it ended. */
   async after(written: Written, holding?: ReadonlySet<string>): Promise<ReadonlySet<string>> {
-    const ended = new Set<string>();
+    let ended: Set<string> | undefined; // made only when a plan ends: after() runs once a step
     this.wakes.emit(written.wakes);
-    for (const more of written.more) for (const id of await this.after(more)) ended.add(id);
-    if (this.db.dialect !== 'postgres') return ended;
+    for (const more of written.more) for (const id of await this.after(more)) (ended ??= new Set()).add(id);
+    if (this.db.dialect !== 'postgres') return ended ?? NOTHING_ENDED;
     for (const planned of written.steps) {
       if (holding?.has(planned.step.planId) || settlesInWrite(this.db, planned)) continue; // it settled in its write
       if (await this.#settle(this.db, planned, written.persisted)) {
-        ended.add(planned.step.planId);
+        (ended ??= new Set()).add(planned.step.planId);
         this.wakes.emit([{ reason: 'plan', planId: planned.step.planId }]);
         this.#statistics.request(planned.step.planId);
       }
     }
-    return ended;
+    return ended ?? NOTHING_ENDED;
   }
 
   /** Waits for the statistics refresh in the background, if one runs (before the store closes). */
