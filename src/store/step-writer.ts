@@ -60,15 +60,15 @@ export interface HandingAgent {
 }
 export type AlongWrite = (handing: HandingAgent) => Promise<void>;
 
+/** What StepWriter.after ended when it ended no plan. */
+export const NOTHING_ENDED: ReadonlySet<string> = new Set();
+
 /**
  * The one way steps reach the database: rows written all or nothing (persist-*.ts), then after
  * commit the wake-ups, and settling of the plans a step may have finished — inside the transaction
  * on SQLite (writers take turns), right after commit on PostgreSQL (of concurrent writers, the one
  * committing last sees every result).
  */
-/** What StepWriter.after ended when it ended no plan. */
-export const NOTHING_ENDED: ReadonlySet<string> = new Set();
-
 export class StepWriter {
   /** Statistics refreshed after large plans ended, off the writer's path. */
   readonly #statistics: RefreshAfterPlans;

@@ -26,7 +26,7 @@ describe(`a command's answer is what it left, not what followed its commit (${te
     await t.cleanup();
   });
 
-  /** Runs `command`; at its first wake-up naming a plan, starts `next` on that plan. Both finished, their answers. */
+  /** Runs `command`; at its first wake-up naming a plan, starts `next` on that plan. Once both finished, the command's answer. */
   async function withNext<T>(command: () => Promise<T>, next: (planId: string) => Promise<unknown>): Promise<T> {
     let following: Promise<unknown> | undefined;
     const off = t.dotplan.store.events.onWake((event) => {
